@@ -1,0 +1,42 @@
+"""Fabula's Streamlit entry point: the composition root. Builds the Store once, seeds the sample book on a fresh
+database, and hands navigation to the pages in pages/."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import streamlit as st  # noqa: E402
+
+from core.services.library import ensure_sample  # noqa: E402
+from pages._shared import get_store  # noqa: E402
+
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
+
+# (file, title, icon, url path). Pages of features not built yet are simply absent from the folder.
+PAGES = [
+    ("library.py", "Library", ":material/library_books:", "library"),
+    ("read.py", "Read", ":material/menu_book:", "read"),
+    ("graph.py", "Graph", ":material/hub:", "graph"),
+    ("ask.py", "Ask the book", ":material/question_answer:", "ask"),
+    ("summaries.py", "Summaries", ":material/summarize:", "summaries"),
+    ("write.py", "Write", ":material/edit_note:", "write"),
+    ("dashboard.py", "Retention", ":material/monitoring:", "retention"),
+    ("settings.py", "Settings", ":material/settings:", "settings"),
+]
+
+
+@st.cache_resource(show_spinner="Preparing the library…")
+def _seed_once() -> bool:
+    ensure_sample(get_store())
+    return True
+
+
+st.set_page_config(page_title="Fabula", page_icon=":material/auto_stories:", layout="wide")
+_seed_once()
+pages = [st.Page(PAGES_DIR / f, title=t, icon=i, url_path=u, default=(u == "library"))
+         for f, t, i, u in PAGES if (PAGES_DIR / f).exists()]
+st.navigation(pages).run()

@@ -1,0 +1,79 @@
+"""CLI command groups. Each module defines `register(subparsers)`; GROUPS lists them in help order."""
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from core.config import get_settings
+from core.store import NotFound
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line on stderr, exit status `status`."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+_store = None
+
+
+def open_store():  # noqa: ANN201 - returns storage.repository.SqlStore (composition root)
+    """The Store for FABULA_DB_URL (or the default SQLite file), migrated to the newest schema."""
+    global _store
+    if _store is None:
+        from storage.repository import SqlStore
+        _store = SqlStore.from_url(get_settings().database_url)
+    return _store
+
+
+def add_json_flag(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    return p
+
+
+def add_llm_flag(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p.add_argument("--llm", metavar="PROVIDER:MODEL", default=None,
+                   help="LLM to use (default: FABULA_LLM or the settings; e.g. local:smollm2, openai:gpt-4o-mini)")
+    return p
+
+
+def not_found_as_cli_error(fn: Callable[[argparse.Namespace], Any]) -> Callable[[argparse.Namespace], Any]:
+    def wrapper(args: argparse.Namespace) -> Any:
+        try:
+            return fn(args)
+        except NotFound as exc:
+            raise CliError(str(exc)) from exc
+    return wrapper
+
+
+def render_text(result: Any) -> str:
+    """Human-readable output for commands run without --json."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, list) and result and isinstance(result[0], dict):
+        keys = list(result[0].keys())
+        lines = ["\t".join(keys)]
+        lines += ["\t".join(str(r.get(k, "")) for k in keys) for r in result]
+        return "\n".join(lines)
+    return json.dumps(result, ensure_ascii=False, indent=2, default=str)
+
+
+def _groups() -> list[Callable[[argparse._SubParsersAction], None]]:
+    from cli_commands import library
+    groups = [library.register]
+    for name in ("llm", "kg", "qa", "summaries", "write", "retention"):
+        try:
+            module = __import__(f"cli_commands.{name}", fromlist=["register"])
+        except ModuleNotFoundError as exc:
+            if exc.name != f"cli_commands.{name}":
+                raise
+            continue
+        groups.append(module.register)
+    return groups
+
+
+GROUPS = _groups()

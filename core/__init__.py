@@ -1,0 +1,1 @@
+"""Fabula's domain: pure Python, no UI and no SQL (see ARCHITECTURE.md)."""

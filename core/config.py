@@ -1,0 +1,53 @@
+"""Application settings: one pydantic-settings class, env prefix FABULA_.
+
+Per-call parameters live in small dataclasses next to the code that uses them; this class only holds what
+configures the whole app (where data lives, which LLM, budgets). API keys are deliberately not fields here:
+they are read from the environment or Streamlit secrets at the moment a provider is built (core.llm.keys),
+so no code path can serialise a Settings object and leak one.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="FABULA_", extra="ignore")
+
+    data_dir: Path = Field(default=PROJECT_ROOT / "data", description="Where the SQLite file and model caches live")
+    db_url: str | None = Field(default=None, description="SQLAlchemy URL; default sqlite file in data_dir")
+    llm: str = Field(default="local:smollm2", description="PROVIDER:MODEL used for every role unless overridden")
+    llm_extraction: str | None = None
+    llm_answering: str | None = None
+    llm_summarizing: str | None = None
+    llm_writing: str | None = None
+    openai_base_url: str | None = None
+    anthropic_base_url: str | None = None
+    max_upload_mb: int = Field(default=60, description="Largest file accepted by import")
+    prompt_budget_tokens: int = Field(default=1000, description="Prompt budget for QA (the Andrus paper used 1,000)")
+    llm_timeout_s: float = 60.0
+    llm_max_retries: int = 3
+
+    @property
+    def database_url(self) -> str:
+        if self.db_url:
+            return self.db_url
+        return f"sqlite:///{(self.data_dir / 'fabula.db').as_posix()}"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+    def llm_for(self, role: str) -> str:
+        """The PROVIDER:MODEL for a role (extraction, answering, summarizing, writing)."""
+        return getattr(self, f"llm_{role}", None) or self.llm
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

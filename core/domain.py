@@ -1,0 +1,97 @@
+"""Plain dataclasses shared by every layer. Storage maps to and from these; pages and the CLI render them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+
+class WorkKind(str, Enum):
+    BOOK = "book"
+    STORY = "story"
+
+
+class ChapterSource(str, Enum):
+    UPLOADED = "uploaded"
+    WRITTEN = "written"
+    GENERATED = "generated"
+
+
+class JobStatus(str, Enum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass
+class Work:
+    id: int
+    title: str
+    author: str | None
+    kind: WorkKind
+    settings: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime | None = None
+    chapter_count: int = 0
+    word_count: int = 0
+
+
+@dataclass
+class Chapter:
+    id: int
+    work_id: int
+    index: int  # 1-based reading order
+    title: str
+    text: str
+    word_count: int
+    source: ChapterSource = ChapterSource.UPLOADED
+    revision: int = 1
+
+
+@dataclass
+class ChapterInfo:
+    """A chapter without its text, for listings."""
+
+    id: int
+    index: int
+    title: str
+    word_count: int
+    source: ChapterSource
+    revision: int
+
+
+@dataclass
+class Chunk:
+    id: int
+    chapter_id: int
+    chapter_index: int
+    index: int  # position within the chapter, 0-based
+    text: str
+    word_count: int
+
+
+@dataclass
+class Job:
+    id: int
+    work_id: int
+    kind: str
+    status: JobStatus
+    done: int
+    total: int
+    state: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class NewChapter:
+    """A chapter about to be stored, with its passages already cut."""
+
+    title: str
+    text: str
+    chunks: list[str]
+    source: ChapterSource = ChapterSource.UPLOADED
+
+
+def count_words(text: str) -> int:
+    return len(text.split())

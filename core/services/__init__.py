@@ -1,0 +1,1 @@
+"""Use cases: orchestrate core pipelines and persist through a Store handed in by the entry points."""

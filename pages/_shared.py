@@ -1,0 +1,46 @@
+"""What every page shares: the Store (one per process), typed session state, small render helpers."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.config import get_settings
+
+
+@st.cache_resource(show_spinner=False)
+def get_store():  # noqa: ANN201 - storage.repository.SqlStore, built here: pages are a composition root
+    from storage.repository import SqlStore
+    return SqlStore.from_url(get_settings().database_url)
+
+
+def selected_work_id() -> int | None:
+    """The work the user last opened on any page (shared across pages through session state)."""
+    value = st.session_state.get("work_id")
+    return int(value) if value is not None else None
+
+
+def select_work(work_id: int | None) -> None:
+    st.session_state["work_id"] = work_id
+
+
+def work_picker(label: str = "Work") -> int | None:
+    """A selectbox over the library that remembers the choice across pages; None when the library is empty."""
+    works = get_store().list_works()
+    if not works:
+        st.info("The library is empty: import a book or start a story on the Library page.")
+        return None
+    ids = [w.id for w in works]
+    current = selected_work_id()
+    index = ids.index(current) if current in ids else 0
+    names = {w.id: f"{w.title} (#{w.id})" for w in works}
+    chosen = st.selectbox(label, ids, index=index, format_func=lambda i: names[i], key=f"picker_{label}")
+    select_work(chosen)
+    return chosen
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~$"})
+
+
+def plain(text: str) -> str:
+    """Book text for st.markdown shown literally: markdown and HTML characters are escaped, so a book can
+    neither format nor inject anything."""
+    return text.translate(_MD_SPECIAL)

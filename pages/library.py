@@ -1,0 +1,89 @@
+"""Library: import books, list works, open, rename and delete them, start an empty story."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.ingest import IngestError
+from core.services import library
+from core.store import NotFound
+from pages._shared import get_store, plain, select_work
+
+store = get_store()
+st.title("Library")
+
+with st.expander("Import a book (.txt, .md or .epub)", expanded=not store.list_works()):
+    with st.form("import", clear_on_submit=True):
+        upload = st.file_uploader("Book file", type=["txt", "md", "markdown", "epub"])
+        title = st.text_input("Title (optional: taken from the book when empty)")
+        submitted = st.form_submit_button("Import", type="primary")
+    if submitted:
+        if upload is None:
+            st.warning("Choose a file first.")
+        else:
+            with st.status(f"Importing {library.clean_filename(upload.name)}…", expanded=True) as status:
+                bar = st.progress(0.0)
+                try:
+                    work = library.import_book(store, upload.name, upload.getvalue(), title=title or None,
+                                               on_progress=lambda d, t, m: bar.progress(d / t, text=m))
+                except IngestError as exc:
+                    status.update(label="Import failed: nothing was saved", state="error")
+                    st.error(str(exc))
+                else:
+                    status.update(label=f"Imported “{work.title}”: {work.chapter_count} chapters, "
+                                        f"{work.word_count:,} words", state="complete")
+                    select_work(work.id)
+
+with st.expander("Start a new story"):
+    with st.form("new_story", clear_on_submit=True):
+        story_title = st.text_input("Title")
+        premise = st.text_area("Premise", placeholder="A lighthouse keeper finds a message in a bottle…")
+        if st.form_submit_button("Create story"):
+            try:
+                work = library.create_story(store, story_title, premise)
+            except ValueError as exc:
+                st.error(str(exc))
+            else:
+                st.success(f"Created “{work.title}”. Chapters are written on the Write page.")
+                select_work(work.id)
+
+
+@st.dialog("Delete this work?")
+def confirm_delete(work_id: int, title: str) -> None:
+    st.write(f"“{title}” and everything derived from it (graph, questions, summaries) will be removed. "
+             "This cannot be undone.")
+    left, right = st.columns(2)
+    if left.button("Delete", type="primary", key="confirm_delete"):
+        try:
+            store.delete_work(work_id)
+        except NotFound:
+            pass
+        st.session_state.pop("work_id", None)
+        st.rerun()
+    if right.button("Cancel", key="cancel_delete"):
+        st.rerun()
+
+
+works = store.list_works()
+if not works:
+    st.info("No works yet: import a book above or start a story.")
+for work in works:
+    with st.container(border=True):
+        head, stats = st.columns([3, 2])
+        head.markdown(f"**{plain(work.title)}**" + (f" — {plain(work.author)}" if work.author else ""))
+        stats.caption(f"{work.kind.value} · {work.chapter_count} chapters · {work.word_count:,} words · #{work.id}")
+        read_col, rename_col, delete_col = st.columns([1, 2, 1])
+        if read_col.button("Open", key=f"open_{work.id}", disabled=work.chapter_count == 0):
+            select_work(work.id)
+            st.session_state["read_chapter"] = 1
+            st.switch_page("pages/read.py")
+        with rename_col.popover("Rename"):
+            new_title = st.text_input("New title", value=work.title, key=f"title_{work.id}")
+            if st.button("Save title", key=f"rename_{work.id}"):
+                try:
+                    library.rename_work(store, work.id, new_title)
+                except (ValueError, NotFound) as exc:
+                    st.error(str(exc))
+                else:
+                    st.rerun()
+        if delete_col.button("Delete", key=f"delete_{work.id}"):
+            confirm_delete(work.id, work.title)

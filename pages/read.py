@@ -1,0 +1,47 @@
+"""Read: one chapter of a work, with a chapter list. Citations elsewhere link here with ?work=ID&chapter=N."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.store import NotFound
+from pages._shared import get_store, plain, select_work, work_picker
+
+store = get_store()
+params = st.query_params
+if "work" in params:
+    try:
+        select_work(int(params["work"]))
+        st.session_state["read_chapter"] = int(params.get("chapter", 1))
+    except ValueError:
+        st.warning("The link names no valid work or chapter.")
+    st.query_params.clear()
+
+st.title("Read")
+work_id = work_picker()
+if work_id is None:
+    st.stop()
+try:
+    chapters = store.list_chapters(work_id)
+except NotFound:
+    st.error("This work no longer exists.")
+    st.stop()
+if not chapters:
+    st.info("This work has no chapters yet.")
+    st.stop()
+
+indices = [c.index for c in chapters]
+titles = {c.index: f"{c.index}. {c.title} ({c.word_count:,} words)" for c in chapters}
+wanted = st.session_state.get("read_chapter", indices[0])
+index = st.selectbox("Chapter", indices, index=indices.index(wanted) if wanted in indices else 0,
+                     format_func=lambda i: titles[i])
+st.session_state["read_chapter"] = index
+chapter = store.get_chapter(work_id, index)
+st.subheader(plain(chapter.title), anchor=False)
+st.caption(f"{chapter.word_count:,} words · {chapter.source.value} · revision {chapter.revision}")
+highlight = st.session_state.pop("read_highlight", None)
+for paragraph in chapter.text.split("\n\n"):
+    shown = plain(" ".join(paragraph.split()))
+    if highlight and highlight in paragraph:
+        st.info(shown)
+    elif shown:
+        st.markdown(shown)

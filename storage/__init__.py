@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy ORM, engine set-up, Alembic migrations and the Store implementation."""

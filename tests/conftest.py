@@ -1,0 +1,47 @@
+"""Shared fixtures. No test writes into the repository's data/ folder: the database URL points at a temp file."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+NOVELS = SHARED_DATA / "novels" / "txt"
+
+_session_tmp = Path(tempfile.mkdtemp(prefix="fabula-tests-"))
+os.environ.setdefault("FABULA_DB_URL", f"sqlite:///{_session_tmp / 'default.db'}")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'fabula.db'}"
+
+
+@pytest.fixture
+def store(db_url: str):  # noqa: ANN201 - storage.repository.SqlStore on a fresh, migrated SQLite file
+    from storage.repository import SqlStore
+    s = SqlStore.from_url(db_url)
+    yield s
+    s.engine.dispose()
+
+
+@pytest.fixture
+def fresh_settings(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    """Clear the cached Settings so env changes made by the test take effect (and are undone after)."""
+    from core.config import get_settings
+    get_settings.cache_clear()
+    yield monkeypatch
+    get_settings.cache_clear()
+
+
+def novel_path(name: str) -> Path:
+    path = NOVELS / name
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    return path

@@ -1,0 +1,94 @@
+"""The real SQLite file: migrations from empty, pragmas, cascades, revisions, jobs, atomic failures."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from sqlalchemy import inspect, text
+
+from core.domain import ChapterSource, NewChapter, WorkKind
+from core.store import NotFound, StaleRevision
+from storage.db import make_engine, migrate
+from storage.repository import SqlStore
+
+
+def _chapters(n: int = 3) -> list[NewChapter]:
+    return [NewChapter(title=f"Chapter {i}", text=f"Text of chapter {i}. It has words.", chunks=[f"Text of {i}."])
+            for i in range(1, n + 1)]
+
+
+def test_migrations_from_an_empty_database(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'empty.db'}"
+    engine = make_engine(url)
+    migrate(engine)
+    migrate(engine)  # idempotent
+    tables = set(inspect(engine).get_table_names())
+    assert {"works", "chapters", "chunks", "jobs", "chapter_revisions", "app_meta", "llm_calls",
+            "alembic_version"} <= tables
+    with engine.connect() as conn:
+        head = conn.execute(text("select version_num from alembic_version")).scalar_one()
+        assert head
+        assert conn.execute(text("PRAGMA journal_mode")).scalar_one().lower() == "wal"
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar_one() == 1
+        assert conn.execute(text("PRAGMA busy_timeout")).scalar_one() >= 5000
+    engine.dispose()
+
+
+def test_create_list_and_delete_cascades(store: SqlStore) -> None:
+    work = store.create_work("Book", "Someone", WorkKind.BOOK, {"a": 1}, _chapters(3))
+    assert (work.chapter_count, work.word_count) == (3, 21)
+    assert [c.index for c in store.list_chapters(work.id)] == [1, 2, 3]
+    assert len(store.list_chunks(work.id)) == 3
+    assert len(store.list_chunks(work.id, upto_chapter=2)) == 2
+    job = store.open_job(work.id, "kg", total=3)
+    store.record_llm_usage(work_id=work.id, job_id=job.id, role="extraction", provider="fake", model="x",
+                           input_tokens=10, output_tokens=5, seconds=0.1)
+    store.delete_work(work.id)
+    counts = store.table_counts()
+    assert counts["chapters"] == counts["chunks"] == counts["chapter_revisions"] == counts["jobs"] == 0
+    assert counts["llm_calls"] == 0
+    with pytest.raises(NotFound):
+        store.get_work(work.id)
+
+
+def test_revision_check_prevents_lost_updates(store: SqlStore) -> None:
+    work = store.create_work("Story", None, WorkKind.STORY, {}, _chapters(1))
+    ch = store.get_chapter(work.id, 1)
+    saved = store.update_chapter(work.id, 1, "First edit.", ["First edit."], expected_revision=ch.revision,
+                                 source=ChapterSource.WRITTEN)
+    assert saved.revision == 2
+    with pytest.raises(StaleRevision):
+        store.update_chapter(work.id, 1, "Second edit from a stale tab.", [], expected_revision=ch.revision)
+    revisions = store.chapter_revisions(work.id, 1)
+    assert [r[0] for r in revisions] == [1, 2]
+    assert revisions[0][2].startswith("Text of chapter 1")  # the original text is never lost
+    assert store.get_chapter(work.id, 1).text == "First edit."
+
+
+def test_failed_create_leaves_nothing_behind(store: SqlStore) -> None:
+    before = store.table_counts()
+    bad = _chapters(2) + [NewChapter(title=None, text="x", chunks=[])]  # type: ignore[arg-type]
+    with pytest.raises(Exception):
+        store.create_work("Broken", None, WorkKind.BOOK, {}, bad)
+    assert store.table_counts() == before
+
+
+def test_jobs_and_meta_round_trip(store: SqlStore) -> None:
+    work = store.create_work("B", None, WorkKind.BOOK, {}, _chapters(1))
+    job = store.open_job(work.id, "kg", total=5)
+    store.update_job(job.id, done=2, state={"next": 3})
+    store.update_job(job.id, state={"extra": True})
+    again = store.latest_job(work.id, "kg")
+    assert again is not None and again.done == 2 and again.state == {"next": 3, "extra": True}
+    store.set_meta("k", "v")
+    store.set_meta("k", "w")
+    assert store.get_meta("k") == "w"
+    assert store.get_meta("missing") is None
+
+
+def test_database_file_passes_integrity_check(store: SqlStore, db_url: str) -> None:
+    store.create_work("B", None, WorkKind.BOOK, {}, _chapters(2))
+    store.engine.dispose()
+    conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
