@@ -100,3 +100,16 @@ class LlmCallRow(Base):
     output_tokens: Mapped[int] = mapped_column(Integer)
     seconds: Mapped[float] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ChapterAnalysisRow(Base):
+    """Derived per-chapter data (e.g. the characters and relationships found in it), keyed by the chapter
+    revision it was computed from, so an edited chapter is recomputed and the rest are reused."""
+
+    __tablename__ = "chapter_analyses"
+    __table_args__ = (UniqueConstraint("chapter_id", "kind", name="uq_analysis_chapter_kind"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    chapter_id: Mapped[int] = mapped_column(ForeignKey("chapters.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(50))
+    revision: Mapped[int] = mapped_column(Integer)
+    payload: Mapped[dict] = mapped_column(JSON)

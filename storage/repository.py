@@ -12,7 +12,7 @@ from core.domain import (Chapter, ChapterInfo, ChapterSource, Chunk, Job, JobSta
                          count_words)
 from core.store import NotFound, StaleRevision
 from storage.db import make_engine, migrate, session_factory
-from storage.models import (ChapterRevisionRow, ChapterRow, ChunkRow, JobRow, LlmCallRow, MetaRow, WorkRow,
+from storage.models import (ChapterAnalysisRow, ChapterRevisionRow, ChapterRow, ChunkRow, JobRow, LlmCallRow, MetaRow, WorkRow,
                             utcnow)
 
 
@@ -181,6 +181,25 @@ class SqlStore:
             q = q.order_by(ChapterRow.index, ChunkRow.index)
             return [Chunk(id=c.id, chapter_id=c.chapter_id, chapter_index=ci, index=c.index, text=c.text,
                           word_count=c.word_count) for c, ci in s.execute(q)]
+
+    # ---- derived per-chapter data -------------------------------------------------------------------------
+    def get_analyses(self, work_id: int, kind: str) -> dict[int, tuple[int, dict[str, Any]]]:
+        with self.session() as s:
+            q = (select(ChapterRow.index, ChapterAnalysisRow.revision, ChapterAnalysisRow.payload)
+                 .join(ChapterRow, ChapterAnalysisRow.chapter_id == ChapterRow.id)
+                 .where(ChapterRow.work_id == work_id, ChapterAnalysisRow.kind == kind))
+            return {index: (rev, dict(payload)) for index, rev, payload in s.execute(q)}
+
+    def put_analysis(self, work_id: int, chapter_index: int, kind: str, revision: int,
+                     payload: dict[str, Any]) -> None:
+        with self.session() as s:
+            chapter = self._chapter_row(s, work_id, chapter_index)
+            row = s.scalar(select(ChapterAnalysisRow).where(ChapterAnalysisRow.chapter_id == chapter.id,
+                                                            ChapterAnalysisRow.kind == kind))
+            if row is None:
+                s.add(ChapterAnalysisRow(chapter_id=chapter.id, kind=kind, revision=revision, payload=payload))
+            else:
+                row.revision, row.payload = revision, payload
 
     # ---- jobs --------------------------------------------------------------------------------------------
     def open_job(self, work_id: int, kind: str, total: int) -> Job:

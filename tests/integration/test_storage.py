@@ -92,3 +92,13 @@ def test_database_file_passes_integrity_check(store: SqlStore, db_url: str) -> N
     conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
+
+
+def test_chapter_analyses_are_replaced_and_cascade(store: SqlStore) -> None:
+    work = store.create_work("B", None, WorkKind.BOOK, {}, _chapters(2))
+    store.put_analysis(work.id, 1, "retention", 1, {"names": ["A"]})
+    store.put_analysis(work.id, 1, "retention", 2, {"names": ["B"]})
+    store.put_analysis(work.id, 2, "other", 1, {})
+    assert store.get_analyses(work.id, "retention") == {1: (2, {"names": ["B"]})}
+    store.delete_work(work.id)
+    assert store.table_counts()["chapter_analyses"] == 0

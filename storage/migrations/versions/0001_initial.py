@@ -88,8 +88,18 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_index("ix_llm_calls_work_id", "llm_calls", ["work_id"])
+    op.create_table(
+        "chapter_analyses",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("chapter_id", sa.Integer, sa.ForeignKey("chapters.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("kind", sa.String(50), nullable=False),
+        sa.Column("revision", sa.Integer, nullable=False),
+        sa.Column("payload", sa.JSON, nullable=False),
+        sa.UniqueConstraint("chapter_id", "kind", name="uq_analysis_chapter_kind"),
+    )
+    op.create_index("ix_chapter_analyses_chapter_id", "chapter_analyses", ["chapter_id"])
 
 
 def downgrade() -> None:
-    for table in ("llm_calls", "app_meta", "jobs", "chunks", "chapter_revisions", "chapters", "works"):
+    for table in ("chapter_analyses", "llm_calls", "app_meta", "jobs", "chunks", "chapter_revisions", "chapters", "works"):
         op.drop_table(table)
