@@ -1,7 +1,6 @@
 """Library use cases: import a book, list and read works, rename, delete, start an empty story, seed the sample."""
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from collections.abc import Callable
@@ -50,13 +49,16 @@ def parse_upload(filename: str, data: bytes) -> ParsedBook:
     safe = clean_filename(filename)
     suffix = Path(safe).suffix.lower()
     if suffix not in ALLOWED_SUFFIXES:
-        raise IngestError(f"'{html.escape(safe)}' is not a supported file type: import a .txt, .md or .epub file.")
+        raise IngestError(f"'{safe}' is not a supported file type: import a .txt, .md or .epub file.")
     limit = settings.max_upload_mb * 1024 * 1024
     if len(data) > limit:
         raise IngestError(
             f"'{safe}' is {len(data) / 1e6:.1f} MB; Fabula imports books up to {settings.max_upload_mb} MB "
             "(the longest novels are about 5 MB). Split the file, or raise FABULA_MAX_UPLOAD_MB.")
-    book = read_book(safe, data)
+    try:
+        book = read_book(safe, data)
+    except IngestError as exc:
+        raise IngestError(f"Could not import '{safe}': {exc}") from exc
     if not book.chapters or not any(ch.text.strip() for ch in book.chapters):
         raise IngestError(f"'{safe}' contains no readable text.")
     return book
