@@ -28,7 +28,7 @@ class Settings(BaseSettings):
     llm_writing: str | None = None
     openai_base_url: str | None = None
     anthropic_base_url: str | None = None
-    max_upload_mb: int = Field(default=60, description="Largest file accepted by import")
+    max_upload_mb: int = Field(default=25, description="Largest file accepted by import")
     prompt_budget_tokens: int = Field(default=1000, description="Prompt budget for QA (the Andrus paper used 1,000)")
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 3

@@ -47,7 +47,11 @@ with st.expander("Start a new story"):
                 select_work(work.id)
 
 
-@st.dialog("Delete this work?")
+def _forget_pending_delete() -> None:
+    st.session_state.pop("pending_delete", None)
+
+
+@st.dialog("Delete this work?", on_dismiss=_forget_pending_delete)
 def confirm_delete(work_id: int, title: str) -> None:
     st.write(f"“{title}” and everything derived from it (graph, questions, summaries) will be removed. "
              "This cannot be undone.")
@@ -58,8 +62,10 @@ def confirm_delete(work_id: int, title: str) -> None:
         except NotFound:
             pass
         st.session_state.pop("work_id", None)
+        _forget_pending_delete()
         st.rerun()
     if right.button("Cancel", key="cancel_delete"):
+        _forget_pending_delete()
         st.rerun()
 
 
@@ -86,4 +92,8 @@ for work in works:
                 else:
                     st.rerun()
         if delete_col.button("Delete", key=f"delete_{work.id}"):
-            confirm_delete(work.id, work.title)
+            st.session_state["pending_delete"] = (work.id, work.title)
+
+# The dialog is drawn on every run while a delete is pending, so its buttons work on the run they trigger.
+if "pending_delete" in st.session_state:
+    confirm_delete(*st.session_state["pending_delete"])

@@ -45,3 +45,12 @@ for paragraph in chapter.text.split("\n\n"):
         st.info(shown)
     elif shown:
         st.markdown(shown)
+
+prev_col, _, next_col = st.columns([1, 4, 1])
+position = indices.index(index)
+if prev_col.button("← Previous", disabled=position == 0, key="prev_chapter"):
+    st.session_state["read_chapter"] = indices[position - 1]
+    st.rerun()
+if next_col.button("Next →", disabled=position == len(indices) - 1, key="next_chapter"):
+    st.session_state["read_chapter"] = indices[position + 1]
+    st.rerun()

@@ -27,8 +27,12 @@ def clean_filename(name: str) -> str:
     """
     base = re.split(r"[\\/]", name or "")[-1]
     base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C")
-    base = re.sub(r"<[^>]*>", "", base).strip().strip(".") or "untitled"
-    return base[:255]
+    base = re.sub(r"<[^>]*>", "", base).strip()
+    stem, dot, suffix = base.rpartition(".")
+    if not dot:
+        stem, suffix = base, ""
+    stem = stem.strip(" .") or "untitled"
+    return (stem[:240] + (f".{suffix[:12]}" if suffix else ""))
 
 
 def clean_title(title: str) -> str:
