@@ -1,0 +1,146 @@
+"""Markdown books: `#`/`##` headings are chapter headings, and the markup is reduced to plain text.
+
+Which heading level holds the chapters is read from the document rather than assumed: the shallowest level that
+occurs at least twice. A single heading above it at the very top is the book's title ("# Moby-Dick" followed by
+"## Chapter 1" ... "## Chapter 135"). A file with no repeated heading level is treated as plain text, so "Chapter 1"
+lines without any `#` are still found.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+from core.ingest.chapters import chapters_from_sections, is_prose, split_chapters
+from core.ingest.headings import classify_line, title_from_lines
+from core.ingest.models import ParsedBook
+from core.ingest.text import decode_text
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+_YAML_FIELD = re.compile(r"^(title|author)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
+_RULE = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+_FENCE = re.compile(r" {0,3}(```|~~~)")
+_REFERENCE = re.compile(r" {0,3}\[[^\]]+\]:\s*\S.*")
+_QUOTE_OR_BULLET = re.compile(r"^\s*(?:>\s?)+|^\s*[-*+]\s+")
+_INNER_SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")  # left behind by removed images and tags
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_INLINE = [
+    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # images
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links
+    (re.compile(r"<[^>\n]+>"), ""),  # inline HTML tags
+    (re.compile(r"`([^`]+)`"), r"\1"),
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),
+    (re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"), r"\1"),
+    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),
+    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])"), r"\1"),  # backslash escapes
+]
+
+
+def read_markdown(data: bytes) -> ParsedBook:
+    """Chapters, title and author (from YAML front matter or a lone top heading) of a Markdown file."""
+    text, encoding = decode_text(data)
+    warnings = [] if encoding in ("utf-8", "ascii") else [f"The file is not UTF-8; it was read as {encoding}."]
+    meta, text = _front_matter(text)
+    blocks = _blocks(_COMMENT.sub("", text))
+    level, title_index = _chapter_level(blocks)
+    title = meta.get("title") or (blocks[title_index][1] if title_index is not None else None)
+    if level is None:
+        plain = "\n\n".join(body for k, (_, body) in enumerate(blocks) if k != title_index)
+        chapters, notes = split_chapters(plain)
+        return ParsedBook(title, meta.get("author"), chapters, warnings + notes)
+    front: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    skipping = False  # inside a "Contents" section
+    for k, (lvl, body) in enumerate(blocks):
+        if k == title_index:
+            continue
+        if lvl and lvl <= level:
+            heading = classify_line(body)
+            skipping = heading is not None and heading.kind == "toc"
+            if lvl == level and not skipping:
+                sections.append((title_from_lines([body]), []))
+            continue
+        if not skipping:
+            (sections[-1][1] if sections else front).append(body)
+    chapters, notes = chapters_from_sections(front, sections)
+    return ParsedBook(title, meta.get("author"), chapters, warnings + notes)
+
+
+def _front_matter(text: str) -> tuple[dict[str, str], str]:
+    """YAML front matter's title and author (read with a regex; nothing else in it matters here)."""
+    m = _FRONT_MATTER.match(text)
+    if not m:
+        return {}, text
+    fields = {key.lower(): value.strip("\"'") for key, value in _YAML_FIELD.findall(m.group(1))}
+    return fields, text[m.end():]
+
+
+def _blocks(text: str) -> list[tuple[int, str]]:
+    """(heading level, text) per block; level 0 for paragraphs, whose lines are kept for tidy_paragraph."""
+    blocks: list[tuple[int, str]] = []
+    para: list[str] = []
+    fence: str | None = None
+
+    def end_paragraph() -> None:
+        cleaned = [_inline(line) for line in para]
+        joined = "\n".join(line for line in cleaned if line.strip())
+        if joined.strip():
+            blocks.append((0, joined))
+        para.clear()
+
+    for line in text.split("\n"):
+        if fence is not None:
+            if line.strip().startswith(fence):
+                fence = None
+                end_paragraph()
+            else:
+                para.append(line)
+            continue
+        if m := _FENCE.match(line):
+            end_paragraph()
+            fence = m.group(1)
+        elif not line.strip() or _REFERENCE.fullmatch(line):
+            end_paragraph()
+        elif (m := _SETEXT.fullmatch(line)) and len(para) == 1 and not _RULE.fullmatch(para[0]):
+            blocks.append((1 if m.group(1)[0] == "=" else 2, _inline(para[0]).strip()))
+            para.clear()
+        elif m := _ATX.fullmatch(line):
+            end_paragraph()
+            if (heading := _inline(m.group(2) or "").strip()):
+                blocks.append((len(m.group(1)), heading))
+        elif _RULE.fullmatch(line):
+            end_paragraph()  # a scene break
+        else:
+            para.append(_QUOTE_OR_BULLET.sub("", line))
+    end_paragraph()
+    return blocks
+
+
+def _inline(text: str) -> str:
+    for pattern, replacement in _INLINE:
+        text = pattern.sub(replacement, text)
+    return _INNER_SPACES.sub(" ", html.unescape(text))
+
+
+def _chapter_level(blocks: list[tuple[int, str]]) -> tuple[int | None, int | None]:
+    """(heading level of the chapters, index of the block that is the book's title), either None when absent."""
+    counts: dict[int, int] = {}
+    for lvl, _ in blocks:
+        if lvl:
+            counts[lvl] = counts.get(lvl, 0) + 1
+    first_heading = next((k for k, (lvl, _) in enumerate(blocks) if lvl), None)
+    before_is_prose = first_heading is not None and any(is_prose(body) for _, body in blocks[:first_heading])
+    title_index = None
+    if first_heading is not None and counts[blocks[first_heading][0]] == 1 and not before_is_prose:
+        heading = classify_line(blocks[first_heading][1])
+        if heading is None or heading.kind not in ("numbered", "special"):
+            title_index = first_heading
+    for lvl in sorted(counts):
+        if counts[lvl] >= 2 and lvl <= 3:
+            return lvl, title_index
+    if title_index is None and first_heading is not None:
+        return blocks[first_heading][0], None  # a single chapter heading
+    return None, title_index
