@@ -28,6 +28,8 @@ class Settings(BaseSettings):
     llm_writing: str | None = None
     openai_base_url: str | None = None
     anthropic_base_url: str | None = None
+    model_cache: Path | None = Field(default=None, description="Where dequantized local models are cached "
+                                     "(default: data_dir/cache); tests share one so models dequantize once")
     max_upload_mb: int = Field(default=25, description="Largest file accepted by import")
     prompt_budget_tokens: int = Field(default=1000, description="Prompt budget for QA (the Andrus paper used 1,000)")
     llm_timeout_s: float = 60.0
@@ -41,7 +43,7 @@ class Settings(BaseSettings):
 
     @property
     def cache_dir(self) -> Path:
-        return self.data_dir / "cache"
+        return self.model_cache or self.data_dir / "cache"
 
     def llm_for(self, role: str) -> str:
         """The PROVIDER:MODEL for a role (extraction, answering, summarizing, writing)."""
