@@ -63,7 +63,7 @@ def persistence(result: retention.WorkRetention, token: str) -> dict[str, Any]:
     return {"character": name, "mentions": sum(counts), "chapters_present": len(present),
             "of_chapters": len(presence.chapters), "fraction": round(len(present) / len(presence.chapters), 3),
             "first": present[0], "last": present[-1], "longest_absence": max(gaps, default=0),
-            "dropped_at_k5": any(d.thread == name for d in result.dropped(5))}
+            "dropped_at_k5": "yes" if any(d.thread == name for d in result.dropped(5)) else "no"}
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""Measures over texts and their analyses (retention of characters and relationships, statistics, ...)."""
