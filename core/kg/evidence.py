@@ -1,0 +1,211 @@
+"""Alias evidence read off the names themselves (the offline path's names-graph edges).
+
+Proposed links, strongest first; core.kg.resolve still applies every merge guard to each:
+
+- title:   "Miss Elizabeth Bennet" ~ "Elizabeth Bennet"; "Sir William" ~ "Sir William Lucas"; "Elizabeth Bennet" ~
+           "Miss Elizabeth" (honorifics that go with first names), when only one entity fits.
+- surname: "George Wickham" ~ "Mr. Wickham", when only one entity is called honorific + Wickham, none of them a
+           married woman's title ("Mrs. Chester" / "May Chester" are mother and daughter), and not `stale_gap`
+           chapters apart.
+- place:   "Netherfield House" ~ "Netherfield" when nobody is called honorific + Netherfield.
+- name:    a one-word name ("Darcy", "Jane") joins the entity whose names use it as a surname or first name; with
+           several candidates, only the most-mentioned one with `dominance` times the runner-up's mentions
+           ("Darcy" -> Mr. Darcy over Miss Darcy; "Bennet" stays alone between Mr. Bennet and Miss Bennet). Never a
+           "Mrs." form ("Fezziwig" is not Mrs. Fezziwig), never a full name first seen long after a much-used name
+           ("Mary King" is not the "Mary" of chapter 2). It joins once: a one-word name already inside an entity is
+           never a bridge between two entities.
+- nickname: the same for a familiar form ("Lizzy", "Eliza" -> Elizabeth; "Kitty" -> Catherine).
+- "Miss Eliza" ~ "Eliza" once "Eliza" has joined an entity (not for "Mrs.").
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.kg.names import parse_name, surname
+from core.kg.given_names import formal_forms, is_given_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.kg.resolve import MergeGuards
+
+PLACE_WORDS = frozenset({"house", "park", "hall", "lodge", "manor", "court", "castle", "abbey", "place", "street",
+                         "square", "lane", "road", "farm", "cottage", "grange", "parsonage", "rectory", "woods"})
+# Titles a woman takes from her husband's name: a full name with the same surname may be her child's.
+MARRIED_TITLES = frozenset({"Mrs.", "Madame", "Lady", "Dame", "Duchess", "Countess", "Baroness"})
+# Honorifics used with a given name ("Miss Elizabeth", "Sir William", "Lady Catherine").
+FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", "Aunt", "Uncle"})
+
+
+@dataclass(frozen=True)
+class Proposal:
+    a: str
+    b: str
+    kind: str
+    refused: str | None = None   # set when the proposal itself was judged unsafe (ambiguous, stale)
+
+
+class _Index:
+    def __init__(self, names: list[str]) -> None:
+        self.names = set(names)
+        self.by_first: dict[str, list[str]] = defaultdict(list)       # first core word of multi-word names
+        self.by_surname: dict[str, list[str]] = defaultdict(list)     # surname of multi-word names
+        self.hon_single: dict[str, list[str]] = defaultdict(list)     # core word of honorific + one word
+        self.by_familiar: dict[str, list[str]] = defaultdict(list)    # given word (lower) -> names using it
+        self.by_familiar_of: dict[str, list[str]] = defaultdict(list)  # formal name -> names using a familiar form
+        for name in names:
+            parts = parse_name(name)
+            if len(parts.core) >= 2:
+                self.by_first[parts.core[0]].append(name)
+                self.by_surname[surname(name) or ""].append(name)
+                self._familiar(parts.core[0], name)
+            elif parts.honorific:
+                self.hon_single[parts.core[0]].append(name)
+                if parts.honorific in ("Miss", "Master"):
+                    self._familiar(parts.core[0], name)
+            else:
+                self._familiar(parts.core[0], name)
+
+    def _familiar(self, word: str, name: str) -> None:
+        self.by_familiar[word.lower()].append(name)
+        for formal in formal_forms(word):
+            self.by_familiar_of[formal].append(name)
+
+
+def propose_links(first: dict[str, int], totals: Counter[str], find: Callable[[str], str],
+                  members: dict[str, list[str]], chapter: int, guards: MergeGuards) -> list[Proposal]:
+    """Links among all names seen so far, in a fixed order (so a replay is deterministic)."""
+    names = sorted(first)
+    index = _Index(names)
+    out: list[Proposal] = []
+    for name in names:
+        out.extend(_title_links(name, index, find, first, totals, guards))
+    for name in names:
+        out.extend(_surname_links(name, index, find, first, guards))
+        out.extend(_place_links(name, index))
+    for name in names:
+        parts = parse_name(name)
+        if parts.is_bare and len(members[find(name)]) == 1:
+            proposal = _bare_link(name, index, first, totals, find, guards)
+            if proposal:
+                out.append(proposal)
+        elif (parts.honorific not in (None, "Mrs.", "Madame") and len(parts.core) == 1
+              and parts.core[0] in index.names):
+            bare = parts.core[0]
+            if len(members[find(bare)]) > 1:
+                out.append(Proposal(name, bare, "title"))
+    return out
+
+
+def _unique(candidates: list[str], find: Callable[[str], str], own: str) -> str | None:
+    roots = {find(c) for c in candidates} - {find(own)}
+    if len(roots) != 1:
+        return None
+    root = roots.pop()
+    return min(c for c in candidates if find(c) == root)
+
+
+def _is_place(name: str) -> bool:
+    return parse_name(name).core[-1].lower() in PLACE_WORDS
+
+
+def _title_links(name: str, index: _Index, find: Callable[[str], str], first: dict[str, int],
+                 totals: Counter[str], guards: MergeGuards) -> list[Proposal]:
+    parts = parse_name(name)
+    out: list[Proposal] = []
+    if _is_place(name):
+        return out  # "Lucas Lodge" is a house, not a Lucas
+    if parts.honorific and len(parts.core) >= 2:
+        plain = " ".join(parts.core)
+        if plain in index.names and parts.honorific != "Mrs.":  # "Mrs. John Brooke" is John Brooke's wife
+            out.append(Proposal(name, plain, "title"))
+        short = [n for n in index.hon_single.get(parts.core[0], []) if parse_name(n).honorific == parts.honorific]
+        target = _unique(short, find, name)
+        if target:
+            out.append(Proposal(name, target, "title"))
+    elif not parts.honorific and len(parts.core) >= 2:
+        given = parts.core[0]
+        if given in index.names and _is_stale(given, name, first, totals, guards):
+            return out  # "Amy Curtis" arrives long after "Amy": "Miss Amy" is more likely the old Amy
+        titled = [n for n in index.hon_single.get(given, []) if parse_name(n).honorific in FIRST_NAME_TITLES]
+        target = _unique(titled, find, name)
+        if target:
+            out.append(Proposal(name, target, "title"))
+    return out
+
+
+def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: dict[str, int],
+                   guards: MergeGuards) -> list[Proposal]:
+    parts = parse_name(name)
+    if len(parts.core) < 2 or _is_place(name):
+        return []
+    last = surname(name) or ""
+    forms = index.hon_single.get(last, [])
+    if any(parse_name(f).honorific in MARRIED_TITLES for f in forms):
+        return []  # "Mrs. Chester" and "May Chester": a mother and her daughter as often as one woman
+    if is_given_name(last):  # "London Lydia": "Miss Lydia" uses Lydia as a first name, not a surname
+        forms = [f for f in forms if parse_name(f).honorific not in FIRST_NAME_TITLES]
+    if parts.honorific:
+        if parts.honorific == "Miss":
+            return []  # "Miss Bennet" is the eldest daughter, "Miss Elizabeth Bennet" a younger one
+        forms = [f for f in forms if parse_name(f).honorific == parts.honorific]
+    target = _unique(forms, find, name)
+    if target and not parts.honorific and first[name] - first[target] > guards.stale_gap:
+        return [Proposal(name, target, "surname", refused="stale")]  # "Tommy Bangs", 30 chapters after Dr. Bangs
+    return [Proposal(name, target, "surname")] if target else []
+
+
+def _place_links(name: str, index: _Index) -> list[Proposal]:
+    """"Netherfield House" ~ "Netherfield": a place word after a one-word name nobody carries as a surname
+    ("Lucas Lodge" stays apart from the Lucas family)."""
+    parts = parse_name(name)
+    if parts.honorific or len(parts.core) != 2 or parts.core[1].lower() not in PLACE_WORDS:
+        return []
+    base = parts.core[0]
+    if base not in index.names or index.hon_single.get(base):
+        return []
+    return [Proposal(name, base, "place")]
+
+
+def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[str], find: Callable[[str], str],
+               guards: MergeGuards) -> Proposal | None:
+    as_surname = [] if is_given_name(name) else index.by_surname.get(name, [])  # "London Lydia" is no Lydia
+    # "Fezziwig" alone is not "Mrs. Fezziwig": a bare surname names the man of the house, if anyone
+    titled = [n for n in index.hon_single.get(name, []) if parse_name(n).honorific not in ("Mrs.", "Madame")]
+    direct = set(index.by_first.get(name, [])) | set(as_surname) | set(titled)
+    stale = {c for c in direct if _is_stale(name, c, first, totals, guards)}
+    direct -= stale
+    familiar: set[str] = set(index.by_familiar_of.get(name.lower(), []))   # "Catherine" -> "Kitty"
+    for formal in formal_forms(name):                                        # "Lizzy" -> "Elizabeth ..."
+        familiar.update(index.by_familiar.get(formal, []))
+    familiar -= direct
+    familiar -= stale
+    candidates = (direct | familiar) - {name}
+    if not candidates:
+        if stale:
+            return Proposal(name, min(stale), "name", refused="stale")
+        return None
+    own = find(name)
+    score: Counter[str] = Counter()
+    for c in candidates:
+        root = find(c)
+        if root != own:
+            score[root] += max(totals[c], 1)
+    if not score:
+        return None
+    ranked = score.most_common()
+    if len(ranked) > 1 and ranked[0][1] < guards.dominance * ranked[1][1]:
+        return Proposal(name, ranked[0][0], "name", refused="ambiguous")
+    root = ranked[0][0]
+    in_root = sorted((c for c in candidates if find(c) == root), key=lambda c: (-totals[c], c))
+    target = in_root[0]
+    kind = "nickname" if all(c in familiar for c in in_root) else "name"
+    return Proposal(name, target, kind)
+
+
+def _is_stale(bare: str, candidate: str, first: dict[str, int], totals: Counter[str], guards: MergeGuards) -> bool:
+    """A full name first seen long after a much-used one-word name: "Mary King" (ch. 39) is not the "Mary" of 30
+    mentions since chapter 2; "Caroline Bingley" (ch. 21) can still be the "Caroline" of a few mentions."""
+    return (len(parse_name(candidate).core) >= 2 and first[candidate] - first[bare] > guards.stale_gap
+            and totals[bare] >= guards.stale_mentions)

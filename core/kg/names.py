@@ -1,0 +1,137 @@
+"""Names: normalising a surface form, and reading its parts (honorific, first name, surname).
+
+"Lady Catherine's" -> "Lady Catherine"; "Mr Darcy" -> "Mr. Darcy"; "the Bennets" -> "Bennets"; "_Lizzy_" -> "Lizzy".
+A name's parts drive the alias evidence in core.kg.resolve: "Mr. Darcy" and "Darcy" share a surname, "Elizabeth
+Bennet" and "Elizabeth" a first name, and honorifics keep "Mr. Bennet" and "Mrs. Bennet" apart.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# Canonical spelling of each honorific; the keys are lower-case and without the trailing full stop.
+HONORIFICS: dict[str, str] = {
+    "mr": "Mr.", "mister": "Mr.", "mrs": "Mrs.", "missus": "Mrs.", "miss": "Miss", "ms": "Ms.", "mx": "Mx.",
+    "lady": "Lady", "lord": "Lord", "sir": "Sir", "dame": "Dame", "madam": "Madam", "madame": "Madame",
+    "mme": "Madame", "mademoiselle": "Mademoiselle", "mlle": "Mademoiselle", "monsieur": "Monsieur", "m": "Monsieur",
+    "dr": "Dr.", "doctor": "Dr.", "prof": "Professor", "professor": "Professor", "rev": "Rev.", "reverend": "Rev.",
+    "colonel": "Colonel", "col": "Colonel", "captain": "Captain", "capt": "Captain", "major": "Major",
+    "general": "General", "lieutenant": "Lieutenant", "lieut": "Lieutenant", "sergeant": "Sergeant",
+    "admiral": "Admiral", "inspector": "Inspector", "king": "King", "queen": "Queen", "prince": "Prince",
+    "princess": "Princess", "duke": "Duke", "duchess": "Duchess", "count": "Count", "countess": "Countess",
+    "baron": "Baron", "baroness": "Baroness", "aunt": "Aunt", "uncle": "Uncle", "father": "Father",
+    "mother": "Mother", "brother": "Brother", "sister": "Sister", "saint": "St.", "st": "St.", "master": "Master",
+}
+# Honorifics that stand alone as a way of addressing someone; never a name by themselves.
+ADDRESS_WORDS = frozenset({"mr", "mrs", "miss", "ms", "sir", "madam", "madame", "lady", "lord", "dr", "mamma", "mama",
+                           "papa", "ma'am", "maam", "mother", "father", "aunt", "uncle", "master", "mister", "missus",
+                           "monsieur", "mademoiselle", "god", "heaven", "heavens", "oh", "ah", "o", "alas", "yes", "no",
+                           "chapter", "volume", "book", "part", "i", "ii", "iii", "iv", "v", "the", "a", "an",
+                           "colonel", "captain", "doctor", "king", "queen", "prince", "princess", "brother", "sister"})
+# Lower-case surname particles: "Lady Catherine de Bourgh" has the surname "de Bourgh".
+PARTICLES = frozenset({"de", "du", "van", "von", "der", "den", "la", "le", "di", "da", "del", "della", "of", "ten",
+                       "ter", "st."})
+# Words a model sometimes includes at the start of a name span: forms of address and interjections.
+LEADING_NOISE = frozenset({"my", "dear", "dearest", "good", "poor", "oh", "ah", "come", "yes", "no", "well", "nay",
+                           "console", "tell", "ask", "see", "thank", "thanks", "pray", "hello", "goodbye", "bless",
+                           "old", "young"})
+_BREAK = re.compile(r"--|—|–|[!?:;\"“”]")
+_JOINED = re.compile(r",| and | if | or | but | with | to | from | in | at | by | for ")
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+_EDGE_JUNK = re.compile(r"^[\s\"'“”‘’_*()\[\],;:.!?-]+|[\s\"“”‘_*()\[\],;:!?-]+$")
+_SPACES = re.compile(r"\s+")
+MAX_NAME_CHARS = 60
+MAX_NAME_WORDS = 6
+
+
+@dataclass(frozen=True)
+class NameParts:
+    honorific: str | None   # canonical spelling ("Mr."), or None
+    core: tuple[str, ...]    # the words after the honorific, particles included ("Catherine", "de", "Bourgh")
+
+    @property
+    def is_bare(self) -> bool:
+        """One word and no honorific: "Darcy", "Lizzy" (could be a first name or a surname)."""
+        return self.honorific is None and len(self.core) == 1
+
+    @property
+    def is_full(self) -> bool:
+        """A first name and a surname: "Elizabeth Bennet", "Sir William Lucas"."""
+        return len(self.core) >= 2
+
+
+def _canonical_honorific(word: str) -> str | None:
+    return HONORIFICS.get(word.lower().rstrip("."))
+
+
+def normalize_name(text: str) -> str | None:
+    """The canonical spelling of a surface name, or None when it is not usable as an entity name."""
+    text = _SPACES.sub(" ", text.replace("\u00a0", " ")).strip()
+    text = _BREAK.split(text, maxsplit=1)[0]  # "Mr. Darcy:--but" -> "Mr. Darcy"
+    if _JOINED.search(text):
+        return None  # "Mary and Kitty", "Matlock, Chatsworth", "Longbourn if Lydia": two names, or none
+    text = _EDGE_JUNK.sub("", text)
+    text = _POSSESSIVE.sub("", text).strip()
+    text = _EDGE_JUNK.sub("", text)
+    if text.lower().startswith("the "):
+        text = text[4:]
+    words = [w.strip("_*") for w in text.split(" ") if w.strip("_*")]
+    words = [w.title() if w.isupper() and len(w) > 1 else w for w in words]  # "WILLIAM COLLINS" in a letter
+    while words and words[0].lower() in LEADING_NOISE:
+        words = words[1:]  # "Dear Lizzy", "MY DEAR HARRIET"
+    if not words or len(words) > MAX_NAME_WORDS:
+        return None
+    honorific = _canonical_honorific(words[0]) if len(words) > 1 else None
+    if honorific:
+        words[0] = honorific
+    name = " ".join(words)
+    core = words[1:] if honorific else words
+    if any(_canonical_honorific(w) and len(w) > 1 and w[0].isupper() for w in core[:-1] if w.endswith(".")) or any(
+            w[:1].islower() and w.lower() not in PARTICLES for w in core[1:]):
+        return None  # "Meg Mr. Brooke", "Jo let Laurie", "Mrs. March bein": two names run together, or a phrase
+    if len(name) > MAX_NAME_CHARS or not core:
+        return None
+    if not any(ch.isupper() for ch in core[0][:1]) and not any(w[:1].isupper() for w in core):
+        return None
+    if len(core) == 1 and (core[0].lower().rstrip(".") in ADDRESS_WORDS or len(core[0].rstrip(".")) < 2):
+        return None
+    if not any(ch.isalpha() for ch in name) or len({w.lower() for w in core}) < len(core):
+        return None  # "Scrooge Scrooge": a repetition, not a name
+    return name
+
+
+@lru_cache(maxsize=65536)
+def parse_name(name: str) -> NameParts:
+    """Honorific and core words of a normalised name ("Sir William Lucas" -> Sir, (William, Lucas))."""
+    words = name.split(" ")
+    if len(words) > 1:
+        honorific = _canonical_honorific(words[0])
+        if honorific:
+            return NameParts(honorific, tuple(words[1:]))
+    return NameParts(None, tuple(words))
+
+
+def surname(name: str) -> str | None:
+    """The family-name part: the core word of "Mr. Darcy", the last word (with particles) of "Catherine de Bourgh"."""
+    parts = parse_name(name)
+    if not parts.core:
+        return None
+    if len(parts.core) == 1:
+        return parts.core[0]
+    words = list(parts.core[1:])
+    for i, w in enumerate(words):
+        if w.lower() in PARTICLES and i < len(words) - 1:
+            return " ".join(words[i:])
+    return words[-1]
+
+
+def core_key(name: str) -> tuple[str, ...]:
+    """The name without its honorific, lower-cased: equal core keys with different honorifics are relatives."""
+    return tuple(w.lower() for w in parse_name(name).core)
+
+
+def first_name(name: str) -> str | None:
+    """The given name of a full name ("Elizabeth" of "Miss Elizabeth Bennet"); None for one-word cores."""
+    core = parse_name(name).core
+    return core[0] if len(core) >= 2 else None

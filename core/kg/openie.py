@@ -1,0 +1,184 @@
+"""Open IE-style (subject, relation, object) triples from a spaCy dependency parse.
+
+Stanford Open IE, which Andrus et al. used, splits a sentence into short clauses and each clause into a triple. This
+does the same with the parse spaCy already made: every verb with a subject yields one triple per object, where an
+object is a direct object or attribute ("Mr. Bennet | made | no answer"), a prepositional object with the preposition
+moved into the relation ("Netherfield | is taken by | a young man"), or an adjective complement ("Darcy | was |
+proud"). Conjoined subjects and objects give one triple each; an open clausal complement extends the relation
+("Jane | wanted to see | Bingley"); a conjoined verb without its own subject borrows its head's; the relative pronoun of
+a relative clause is replaced by the noun it modifies. Phrases are kept short (determiners, adjectives, compounds and
+possessives before the head noun), the way Open IE's minimal clauses are.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover - the functions only read attributes of spaCy objects
+    from spacy.tokens import Span, Token
+
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "dative"})
+PREP_DEPS = frozenset({"prep", "agent"})
+NP_LEFT_DEPS = frozenset({"det", "amod", "compound", "poss", "nummod", "nmod", "predet", "quantmod", "npadvmod"})
+NP_RIGHT_DEPS = frozenset({"compound", "flat"})
+RELATIVE_PRONOUNS = frozenset({"who", "which", "that", "whom"})
+NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
+MAX_PHRASE_TOKENS = 8
+MAX_RELATION_TOKENS = 8
+
+# Where a token belongs to a named-entity mention: (start, end, name) of that mention, or None.
+MentionLookup = Callable[[int], "tuple[int, int, str] | None"]
+
+
+@dataclass
+class RawTriple:
+    head: list[Token]
+    relation: list[Token]
+    tail: list[Token]
+    head_name: str | None
+    tail_name: str | None
+    relation_suffix: str = ""   # a word the sentence implies but does not contain ("visit *of*" for "Jane's visit")
+
+
+def _no_mention(_: int) -> None:
+    return None
+
+
+def noun_phrase(token: Token, mention_at: MentionLookup = _no_mention) -> tuple[list[Token], str | None]:
+    """The short phrase headed by `token`, and the entity name when the head lies inside a name mention."""
+    doc = token.doc
+    mention = mention_at(token.i)
+    if mention is not None:
+        start, end, name = mention
+        return list(doc[start:end]), name
+    left = right = token.i
+    for child in token.lefts:
+        if child.dep_ in NP_LEFT_DEPS:
+            left = min(left, child.left_edge.i)
+    for child in token.rights:
+        if child.dep_ in NP_RIGHT_DEPS:
+            right = max(right, child.right_edge.i)
+    tokens = [t for t in doc[left:right + 1] if not (t.is_punct and t.text not in ("'s", "’s", "-"))]
+    if len(tokens) > MAX_PHRASE_TOKENS:
+        tokens = tokens[-MAX_PHRASE_TOKENS:]
+    return tokens, None
+
+
+def _adjective_phrase(token: Token) -> list[Token]:
+    mods = [c for c in token.lefts if c.dep_ in ("advmod", "neg")]
+    return sorted([*mods, token], key=lambda t: t.i)
+
+
+def _with_conjuncts(token: Token) -> list[Token]:
+    return [token, *[c for c in token.conjuncts if c.i > token.i]]
+
+
+def subjects(verb: Token) -> list[Token]:
+    """The subject tokens of `verb`: its own, else (for "smiled and left") those of the verb it is conjoined to."""
+    own = [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
+    if not own:
+        if verb.dep_ == "conj" and verb.head.pos_ in ("VERB", "AUX") and verb.head.i != verb.i:
+            return subjects(verb.head)
+        return []
+    found: list[Token] = []
+    for subj in own:
+        if subj.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl" and verb.head.pos_ in NOMINAL:
+            subj = verb.head
+        found.extend(_with_conjuncts(subj))
+    return found
+
+
+def _relation_core(verb: Token) -> list[Token]:
+    return sorted([*(c for c in verb.children if c.dep_ in ("aux", "auxpass", "neg", "prt")), verb],
+                  key=lambda t: t.i)
+
+
+def _objects(verb: Token, relation: list[Token]) -> Iterator[tuple[list[Token], Token, bool]]:
+    """(relation tokens, object head, is_adjective) for each object of `verb`, following one xcomp level."""
+    for child in verb.children:
+        if child.dep_ in OBJECT_DEPS and child.pos_ in NOMINAL:
+            for obj in _with_conjuncts(child):
+                yield relation, obj, False
+        elif child.dep_ == "acomp" and child.pos_ == "ADJ":
+            preps = [p for p in child.children if p.dep_ == "prep"]
+            pobjs = [(p, o) for p in preps for o in p.children if o.dep_ == "pobj"]
+            if pobjs:
+                for prep, pobj in pobjs:
+                    for obj in _with_conjuncts(pobj):
+                        yield sorted([*relation, child, prep], key=lambda t: t.i), obj, False
+            else:
+                yield relation, child, True
+        elif child.dep_ in PREP_DEPS:
+            for pobj in (c for c in child.children if c.dep_ == "pobj"):
+                for obj in _with_conjuncts(pobj):
+                    yield sorted([*relation, child], key=lambda t: t.i), obj, False
+        elif child.dep_ == "xcomp" and child.pos_ == "VERB" and child.i > verb.i:
+            extended = sorted([*relation, *_relation_core(child)], key=lambda t: t.i)
+            yield from _objects(child, extended)
+
+
+def triples_from_sentence(sent: Span, mention_at: MentionLookup = _no_mention) -> list[RawTriple]:
+    """Every (subject, relation, object) the sentence's parse supports, before any filtering."""
+    out: list[RawTriple] = []
+    for verb in sent:
+        if verb.pos_ not in ("VERB", "AUX") or verb.dep_ in ("aux", "auxpass", "xcomp", "amod"):
+            continue
+        subjs = subjects(verb)
+        if not subjs:
+            continue
+        core = _relation_core(verb)
+        objects = list(_objects(verb, core))
+        if not objects:
+            continue
+        heads = [noun_phrase(s, mention_at) for s in subjs]
+        for relation, obj, is_adjective in objects:
+            if len(relation) > MAX_RELATION_TOKENS:
+                continue
+            tail, tail_name = (_adjective_phrase(obj), None) if is_adjective else noun_phrase(obj, mention_at)
+            for head, head_name in heads:
+                if not head or not tail or (head_name and head_name == tail_name):
+                    continue
+                out.append(RawTriple(head, relation, tail, head_name, tail_name))
+                if not is_adjective and tail_name is None:
+                    out.extend(_named_inside(head, head_name, relation, obj, mention_at))
+    return out
+
+
+def _named_inside(head: list[Token], head_name: str | None, relation: list[Token], obj: Token,
+                  mention_at: MentionLookup) -> list[RawTriple]:
+    """Edges to a name inside a common-noun object, the noun joining the relation: "took leave of Jane" ->
+    (X, took leave of, Jane); "returned Mr. Bennet's visit" -> (X, returned visit of, Mr. Bennet)."""
+    found = []
+    for child in obj.children:
+        if child.dep_ == "prep":
+            for pobj in (c for c in child.children if c.dep_ == "pobj"):
+                tail, name = noun_phrase(pobj, mention_at)
+                if name and name != head_name:
+                    found.append(RawTriple(head, sorted([*relation, obj, child], key=lambda t: t.i), tail, head_name,
+                                           name))
+        elif child.dep_ == "poss":
+            tail, name = noun_phrase(child, mention_at)
+            if name and name != head_name:
+                found.append(RawTriple(head, sorted([*relation, obj], key=lambda t: t.i), tail, head_name, name,
+                                       relation_suffix="of"))
+    return found
+
+
+def text_of(tokens: list[Token]) -> str:
+    """Tokens joined the way they appear (spaces only where the text had them)."""
+    if not tokens:
+        return ""
+    parts: list[str] = []
+    for i, tok in enumerate(tokens):
+        parts.append(tok.text)
+        if i + 1 < len(tokens):
+            nxt = tokens[i + 1]
+            parts.append(tok.whitespace_ if nxt.i == tok.i + 1 else " ")
+    return "".join(parts).strip()
+
+
+def as_phrase(tokens: list[Token]) -> list[tuple[str, str]]:
+    """(word, POS) pairs, the input of core.kg.filters."""
+    return [(t.text, t.pos_) for t in tokens]

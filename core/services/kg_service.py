@@ -1,0 +1,309 @@
+"""Knowledge-graph use cases: build (resumable, per chapter), update one chapter, resolve aliases, user decisions.
+
+    report = build_graph(store, work_id, on_progress=cb)                 # offline, the default
+    build_graph(store, work_id, extractor="llm", llm=get_llm("openai:gpt-4o-mini"))
+    update_chapter_graph(store, work_id, 12)                             # after chapter 12 was added or edited
+    merge_entities(store, work_id, [3, 17]); split_entity(...); rename_entity(...)
+
+Each chapter's extraction is committed on its own and the job's state names the next chapter, so a build that is
+killed (or whose progress callback raises) resumes where it stopped and ends with the same graph: entities are
+derived afterwards from everything stored, deterministically. `store` must implement both core.store.Store and
+core.kg.store.KgStore (storage.repository.SqlStore does).
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.domain import JobStatus
+from core.kg.grapher import GrapherExtractor, KnownGraph, node_id
+from core.kg.llm_extract import LLMExtractor
+from core.kg.offline import ChapterText, OfflineExtractor
+from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
+from core.kg.types import EXTRACTORS, KgEntity
+from core.store import NotFound
+
+ProgressFn = Callable[[int, int, str], None]
+JOB_KIND = "kg_build"
+
+
+class KgError(ValueError):
+    """A graph request that cannot be carried out (unknown extractor, missing LLM, bad merge or split)."""
+
+
+@dataclass
+class BuildReport:
+    work_id: int
+    extractor: str
+    chapters: int
+    extracted: int
+    resumed: bool
+    entities: int
+    edges: int
+    facts: int
+    mentions: int
+    seconds: float
+    timings: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def make_extractor(name: str, *, llm: Any = None, nlp: Any = None, n_process: int = 1) -> Any:
+    if name not in EXTRACTORS:
+        raise KgError(f"Unknown extractor '{name}'; choose one of {', '.join(EXTRACTORS)}.")
+    if name == "offline":
+        return OfflineExtractor(nlp=nlp, n_process=n_process)
+    if llm is None:
+        raise KgError(f"The '{name}' extractor needs an LLM (pass --llm PROVIDER:MODEL or choose one in Settings).")
+    return LLMExtractor(llm) if name == "llm" else GrapherExtractor(llm)
+
+
+def _chapter_texts(store: Any, work_id: int, indices: Sequence[int]) -> list[ChapterText]:
+    wanted = set(indices)
+    chunks: dict[int, list[str]] = defaultdict(list)
+    for chunk in store.list_chunks(work_id, upto_chapter=max(wanted) if wanted else 0):
+        if chunk.chapter_index in wanted:
+            chunks[chunk.chapter_index].append(chunk.text)
+    return [ChapterText(i, chunks.get(i, [])) for i in sorted(wanted)]
+
+
+def resolution_input(store: Any, work_id: int, upto_chapter: int | None = None) -> ResolutionInput:
+    return ResolutionInput(store.kg_name_counts(work_id, upto_chapter), store.kg_name_edges(work_id, upto_chapter),
+                           store.kg_aliases(work_id, upto_chapter), store.kg_decisions(work_id))
+
+
+def resolve_entities(store: Any, work_id: int, guards: MergeGuards | None = None) -> Resolution:
+    """Re-derive the work's entities from every stored chapter and the user's decisions (ids kept where the
+    same names persist)."""
+    result = resolve(resolution_input(store, work_id), guards)
+    ids = assign_ids(result.clusters, store.kg_entities(work_id))
+    store.kg_save_entities(work_id, list(zip(ids, result.clusters)))
+    return result
+
+
+def known_graph(store: Any, work_id: int, upto_chapter: int) -> KnownGraph:
+    """The canonical entities and relationships as of `upto_chapter` (the grapher's reconciliation block)."""
+    if upto_chapter < 1:
+        return KnownGraph()
+    clusters = sorted(resolve(resolution_input(store, work_id, upto_chapter)).clusters, key=lambda c: -c.mentions)
+    ids: dict[str, str] = {}
+    entities: list[tuple[str, str, str]] = []
+    for c in clusters:
+        nid = node_id(c.label)
+        if nid in {e[0] for e in entities}:
+            nid = f"{nid}_{len(entities)}"
+        entities.append((nid, c.label, c.type))
+        ids.update({n.name: nid for n in c.names})
+    rels = []
+    for t in store.kg_triples(work_id, upto_chapter, kind="edges")[-200:]:
+        a, b = ids.get(t.subject_name or ""), ids.get(t.object_name or "")
+        if a and b and a != b:
+            rels.append((a, b, t.relation))
+    rels = list(dict.fromkeys(reversed(rels)))[:60]
+    return KnownGraph(entities, rels)
+
+
+def _needs_extraction(store: Any, work_id: int, extractor: str, force: bool) -> list[int]:
+    done = store.kg_extracted_chapters(work_id)
+    return [c.index for c in store.list_chapters(work_id)
+            if force or done.get(c.index) != (c.revision, extractor)]
+
+
+def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: Any = None, llm_name: str | None = None,
+                nlp: Any = None, n_process: int = 1, force: bool = False, resume: bool = True,
+                on_progress: ProgressFn | None = None) -> BuildReport:
+    """Extract every chapter that is new, edited or from another extractor (all of them with `force`), committing
+    each; then resolve aliases. An unfinished earlier build of the same extractor is resumed from its next chapter."""
+    report = on_progress or (lambda done, total, message: None)
+    started = time.perf_counter()
+    store.get_work(work_id)
+    job = store.latest_job(work_id, JOB_KIND)
+    resumed = bool(resume and job and job.status in (JobStatus.RUNNING, JobStatus.FAILED)
+                   and job.state.get("extractor") == extractor)
+    if resumed:
+        force = bool(job.state.get("force", force))
+        start = int(job.state.get("next_chapter", 1))
+    else:
+        start = 1
+    todo = [i for i in _needs_extraction(store, work_id, extractor, force) if i >= start]
+    if not resumed:
+        job = store.open_job(work_id, JOB_KIND, total=len(todo))
+        store.update_job(job.id, state={"extractor": extractor, "force": force, "next_chapter": 1, "llm": llm_name})
+    assert job is not None
+    if llm is not None and extractor != "offline":
+        llm = _metered(store, llm, work_id, job.id)
+    engine = make_extractor(extractor, llm=llm, nlp=nlp, n_process=n_process)
+    timings: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    try:
+        report(0, len(todo), f"{len(todo)} chapters to read" if todo else "Every chapter is already in the graph")
+        stream = engine.extract(_chapter_texts(store, work_id, todo),
+                                known=lambda index: known_graph(store, work_id, index - 1))
+        for done, extraction in enumerate(_timed(stream, timings, "extract"), start=1):
+            t0 = time.perf_counter()
+            store.kg_replace_chapter(work_id, extraction, extractor)
+            store.update_job(job.id, done=done, state={"next_chapter": extraction.chapter_index + 1})
+            timings["store"] += time.perf_counter() - t0
+            totals.update(extraction.stats)
+            report(done, len(todo), f"Chapter {extraction.chapter_index}: {extraction.stats.get('edges', 0)} edges, "
+                                    f"{extraction.stats.get('facts', 0)} facts")
+        t0 = time.perf_counter()
+        result = resolve_entities(store, work_id)
+        timings["resolve"] = time.perf_counter() - t0
+    except BaseException as exc:
+        store.update_job(job.id, status=JobStatus.FAILED.value, error=f"{type(exc).__name__}: {exc}"[:500])
+        raise
+    counts = graph_counts(store, work_id)
+    stats = {k: int(v) for k, v in totals.items()} | {f"refused_{k}": v for k, v in result.refused.items()}
+    store.kg_set_state(work_id, extractor=extractor, llm=llm_name, chapters=len(store.list_chapters(work_id)),
+                       stats=stats)
+    store.update_job(job.id, status=JobStatus.DONE.value, done=len(todo))
+    report(len(todo), len(todo), f"{counts['entities']} entities, {counts['edges']} edges, {counts['facts']} facts")
+    return BuildReport(work_id, extractor, len(store.list_chapters(work_id)), len(todo), resumed, counts["entities"],
+                       counts["edges"], counts["facts"], counts["mentions"], round(time.perf_counter() - started, 3),
+                       {k: round(v, 3) for k, v in timings.items()}, stats)
+
+
+def _timed(stream: Any, timings: Counter[str], key: str) -> Any:
+    iterator = iter(stream)
+    while True:
+        t0 = time.perf_counter()
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        finally:
+            timings[key] += time.perf_counter() - t0
+        yield item
+
+
+def _metered(store: Any, llm: Any, work_id: int, job_id: int | None) -> Any:
+    try:
+        from core.llm import MeteredLLM
+    except ImportError:  # pragma: no cover
+        return llm
+    return MeteredLLM(llm, lambda usage: store.record_llm_usage(**usage.as_record()), role="extraction",
+                      work_id=work_id, job_id=job_id)
+
+
+def update_chapter_graph(store: Any, work_id: int, chapter_index: int, *, extractor: str | None = None,
+                         llm: Any = None, nlp: Any = None) -> BuildReport:
+    """Re-extract one chapter (just added or edited) with the work's extractor, replacing only that chapter's
+    contribution, then re-resolve. Other chapters are not parsed again."""
+    started = time.perf_counter()
+    state = store.kg_state(work_id)
+    name = extractor or (state.extractor if state else "offline")
+    store.get_chapter(work_id, chapter_index)
+    if llm is not None and name != "offline":
+        llm = _metered(store, llm, work_id, None)
+    engine = make_extractor(name, llm=llm, nlp=nlp)
+    t0 = time.perf_counter()
+    (extraction,) = list(engine.extract(_chapter_texts(store, work_id, [chapter_index]),
+                                        known=lambda index: known_graph(store, work_id, index - 1)))
+    t1 = time.perf_counter()
+    store.kg_replace_chapter(work_id, extraction, name)
+    t2 = time.perf_counter()
+    result = resolve_entities(store, work_id)
+    t3 = time.perf_counter()
+    counts = graph_counts(store, work_id)
+    chapters = len(store.list_chapters(work_id))
+    store.kg_set_state(work_id, extractor=name, llm=state.llm if state else None, chapters=chapters,
+                       stats=dict(state.stats) if state else {})
+    return BuildReport(work_id, name, chapters, 1, False, counts["entities"], counts["edges"], counts["facts"],
+                       counts["mentions"], round(time.perf_counter() - started, 3),
+                       {"extract": round(t1 - t0, 3), "store": round(t2 - t1, 3), "resolve": round(t3 - t2, 3)},
+                       {f"refused_{k}": v for k, v in result.refused.items()} | extraction.stats)
+
+
+@dataclass
+class GraphStatus:
+    built: bool
+    extractor: str | None
+    chapters: int            # chapters in the work
+    extracted: int           # chapters whose current revision is in the graph
+    pending: list[int]       # chapters new or edited since their extraction
+    unfinished_job: bool     # a build stopped midway and can be resumed
+
+    @property
+    def up_to_date(self) -> bool:
+        return self.built and not self.pending
+
+
+def graph_status(store: Any, work_id: int) -> GraphStatus:
+    state = store.kg_state(work_id)
+    chapters = store.list_chapters(work_id)
+    done = store.kg_extracted_chapters(work_id)
+    extractor = state.extractor if state else None
+    pending = [c.index for c in chapters if done.get(c.index, (None, None))[0] != c.revision]
+    job = store.latest_job(work_id, JOB_KIND)
+    unfinished = bool(job and job.status in (JobStatus.RUNNING, JobStatus.FAILED))
+    return GraphStatus(bool(done) and bool(store.kg_entities(work_id)), extractor, len(chapters),
+                       len(chapters) - len(pending), pending, unfinished)
+
+
+def graph_counts(store: Any, work_id: int) -> dict[str, int]:
+    entities = store.kg_entities(work_id)
+    triples = store.kg_triples(work_id)
+    edges = sum(1 for t in triples if t.subject_name or t.object_name)
+    return {"entities": len(entities), "edges": edges, "facts": len(triples) - edges,
+            "mentions": sum(e.mentions for e in entities)}
+
+
+# ---- user decisions ----------------------------------------------------------------------------------------------
+
+def find_entity(store: Any, work_id: int, ref: str | int) -> KgEntity:
+    """An entity by id, or by a label or name (case-insensitive)."""
+    entities = store.kg_entities(work_id)
+    text = str(ref).strip()
+    if text.lstrip("e").isdigit():
+        wanted = int(text.lstrip("e"))
+        for e in entities:
+            if e.id == wanted:
+                return e
+    low = text.lower()
+    for e in sorted(entities, key=lambda e: -e.mentions):
+        if e.label.lower() == low or any(n.name.lower() == low for n in e.names):
+            return e
+    raise NotFound(f"No entity '{text}' in work {work_id}.")
+
+
+def merge_entities(store: Any, work_id: int, refs: Sequence[str | int]) -> KgEntity:
+    """Make two or more entities one; the decision is stored by their names and outlives re-extraction."""
+    entities = list({e.id: e for e in (find_entity(store, work_id, r) for r in refs)}.values())
+    if len(entities) < 2:
+        raise KgError("Choose at least two different entities to merge.")
+    names = [n.name for e in entities for n in e.names]
+    store.kg_add_decision(work_id, "merge", {"names": names, "labels": [e.label for e in entities]})
+    resolve_entities(store, work_id)
+    return find_entity(store, work_id, names[0])
+
+
+def split_entity(store: Any, work_id: int, ref: str | int, names: Sequence[str]) -> tuple[KgEntity, KgEntity]:
+    """Move `names` out of an entity into a new one; they will never be merged back automatically."""
+    entity = find_entity(store, work_id, ref)
+    own = [n.name for n in entity.names]
+    moved = [n for n in own if n in set(names)]
+    unknown = sorted(set(names) - set(own))
+    if unknown:
+        raise KgError(f"{', '.join(unknown)} is not a name of '{entity.label}' (its names: {', '.join(own)}).")
+    rest = [n for n in own if n not in moved]
+    if not moved or not rest:
+        raise KgError("A split must leave at least one name on each side.")
+    store.kg_add_decision(work_id, "split", {"names": moved, "rest": rest})
+    resolve_entities(store, work_id)
+    return find_entity(store, work_id, rest[0]), find_entity(store, work_id, moved[0])
+
+
+def rename_entity(store: Any, work_id: int, ref: str | int, label: str) -> KgEntity:
+    label = " ".join(label.split())
+    if not label:
+        raise KgError("The new name is empty.")
+    entity = find_entity(store, work_id, ref)
+    store.kg_add_decision(work_id, "rename", {"names": [n.name for n in entity.names], "label": label[:300]})
+    resolve_entities(store, work_id)
+    return find_entity(store, work_id, entity.names[0].name)
