@@ -1,0 +1,282 @@
+"""Writing use cases: start a story (and its no-KG twin), write the next chapter through the Remember Me loop,
+accept / regenerate / write a chapter yourself, continue any work from a point in its text, export.
+
+    work = start_story(store, "The Egg", WriteParams(premise=PREMISES[4], arc="Icarus", max_chapters=8))
+    result = next_chapter(store, work.id, llm)                # writer -> grapher -> planner, committed per step
+    draft = draft_chapter(store, work.id, llm)                # the page: draft, let the user edit, then
+    accept_chapter(store, work.id, draft.text, final=draft.final, llm=llm)
+    out = continue_work(store, work_id, ContinueParams(mode="kg-prompt"), llm)   # {"text","mode","facts",...}
+
+The loop's state is kept in the work's settings ("story_state") and saved after every step, so `story next` after
+a crash resumes at the step that was cut off (a stored chapter is never written twice). Generated text never
+replaces a user's: chapters are only added, and continuations are saved as new revisions.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from core.domain import Chapter, ChapterSource, NewChapter, Work, WorkKind
+from core.ingest import chunk_text
+from core.llm import LLMError, check_llm_name
+from core.services.kg_query import facts_for_retrieval
+from core.services.kg_service import update_chapter_graph
+from core.services.library import create_story
+from core.write import loop
+from core.write.context import GraphEdge, GraphNode, StoryGraph, kg_block
+from core.write.export import ExportChapter, safe_filename, to_epub, to_markdown
+from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
+from core.write.params import ContinueParams, DecodeParams, WriteParams
+from core.write.writer import ChapterDraft, PriorChapter, finish_draft, prompt_text, writer_messages
+
+PieceFn = Callable[[str], None]
+STATE_KEY = "story_state"
+CONTEXT_WORDS = 3000  # how much of a work's end a continuation reads before the mode fits it to the budget
+
+
+class WriteError(ValueError):
+    """A writing request that cannot be carried out (not a story, story finished, empty text)."""
+
+
+@dataclass
+class Continuation:
+    text: str
+    mode: str
+    facts: list[dict[str, Any]]
+    prompt: str
+    seconds: float
+    notes: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+# ---- stories ---------------------------------------------------------------------------------------------------
+
+def start_story(store: Any, title: str, params: WriteParams) -> Work:
+    """A new story work holding its writing settings; an unknown model name is refused before anything is stored."""
+    if params.llm:
+        try:
+            check_llm_name(params.llm)
+        except LLMError as exc:
+            raise WriteError(str(exc)) from exc
+    return create_story(store, title, params.premise, params.as_settings() | {STATE_KEY: loop.StoryState().as_dict()})
+
+
+def create_twin(store: Any, work_id: int) -> Work:
+    """The same premise and arc written without the graph: a separate work, linked both ways in settings."""
+    work = store.get_work(work_id)
+    params = replace(story_params(store, work_id), use_kg=False)
+    twin = create_story(store, f"{work.title} (no KG)", params.premise,
+                        params.as_settings() | {STATE_KEY: loop.StoryState().as_dict(), "twin_of": work_id})
+    store.update_work_settings(work_id, {"twin": twin.id})
+    return twin
+
+
+def story_params(store: Any, work_id: int) -> WriteParams:
+    work = store.get_work(work_id)
+    if work.kind is not WorkKind.STORY or "arc" not in work.settings:
+        raise WriteError(f"Work {work_id} is not a story started for writing (start one with `story new`).")
+    return WriteParams.from_settings(work.settings)
+
+
+def story_state(store: Any, work_id: int) -> loop.StoryState:
+    return loop.StoryState.from_dict(store.get_work(work_id).settings.get(STATE_KEY))
+
+
+def _save_state(store: Any, work_id: int, state: loop.StoryState) -> None:
+    store.update_work_settings(work_id, {STATE_KEY: state.as_dict()})
+
+
+def story_graph(store: Any, work_id: int, upto_chapter: int | None = None) -> StoryGraph:
+    """The graph snapshot the context block reads: canonical entities and the edges between names."""
+    entities = store.kg_entities(work_id)
+    owner = {n.name: e for e in entities for n in e.names}
+    nodes = [GraphNode(e.label, e.type, e.first_chapter) for e in sorted(entities, key=lambda e: -e.mentions)]
+    edges = []
+    for t in store.kg_triples(work_id, upto_chapter, kind="edges"):
+        a, b = owner.get(t.subject_name or ""), owner.get(t.object_name or "")
+        edges.append(GraphEdge(a.label if a else t.subject, t.relation, b.label if b else t.object, t.chapter_index,
+                               a.type if a else "object", b.type if b else "object"))
+    graph = StoryGraph(nodes, edges)
+    return graph if upto_chapter is None else graph.upto(upto_chapter)
+
+
+def chapter_messages(store: Any, work_id: int, n: int, llm: Any) -> list[dict[str, str]]:
+    """The writer's messages for chapter n: the last chapters and (for a KG story) the context block."""
+    params = story_params(store, work_id)
+    prior = [PriorChapter(c.index, c.title, store.get_chapter(work_id, c.index).text)
+             for c in store.list_chapters(work_id) if n - 3 <= c.index < n]
+    block = kg_block(story_graph(store, work_id, n - 1), n) if params.use_kg and n > 1 else ""
+    return writer_messages(params, n, prior, block, llm.count_tokens, llm.context_window)
+
+
+def _next_index(store: Any, work_id: int) -> int:
+    return len(store.list_chapters(work_id)) + 1
+
+
+def draft_chapter(store: Any, work_id: int, llm: Any, *, decode: DecodeParams | None = None,
+                  on_piece: PieceFn | None = None) -> ChapterDraft:
+    """Write the next chapter without storing it (the page lets the user edit or regenerate it first)."""
+    params = story_params(store, work_id)
+    if story_state(store, work_id).finished:
+        raise WriteError("This story is finished: its last chapter was marked final.")
+    n = _next_index(store, work_id)
+    messages = chapter_messages(store, work_id, n, llm)
+    options = replace(decode or params.decode, max_tokens=min((decode or params.decode).max_tokens,
+                                                              params.chapter_tokens())).options()
+    stream = llm.stream(messages, options)
+    for piece in stream:
+        if on_piece:
+            on_piece(piece)
+    raw = stream.completion.text if stream.completion else ""
+    return finish_draft(llm, params, n, raw, prompt_text(messages))
+
+
+def _graph_agent(store: Any, work_id: int, params: WriteParams, llm: Any) -> Callable[[int], None] | None:
+    if not params.use_kg:
+        return None
+    return lambda index: update_chapter_graph(store, work_id, index, extractor=params.extractor,
+                                              llm=llm if params.extractor != "offline" else None)
+
+
+def accept_chapter(store: Any, work_id: int, text: str, *, final: bool = False, title: str | None = None,
+                   source: ChapterSource = ChapterSource.GENERATED, llm: Any = None) -> Chapter:
+    """Store a chapter (generated and perhaps edited, or written by the user), then let the grapher read it and the
+    planner advance. The chapter is committed first, so a failing grapher loses nothing (`story next` retries)."""
+    params = story_params(store, work_id)
+    text = text.strip()
+    if not text:
+        raise WriteError("The chapter is empty.")
+    agents = loop.Agents(write=_no_writer, accept=_no_writer, graph=_graph_agent(store, work_id, params, llm))
+    save = lambda s: _save_state(store, work_id, s)  # noqa: E731
+    state = story_state(store, work_id)
+    if state.phase in (loop.Phase.GRAPH, loop.Phase.PLAN):   # finish a turn that was cut off before adding more
+        state = loop.run(state, agents, params.max_chapters, chapters=1, on_step=save)
+    if state.phase is loop.Phase.DONE:
+        raise WriteError("This story is finished: its last chapter was marked final.")
+    n = _next_index(store, work_id)
+    final = final or n >= params.max_chapters
+    chapter = store.add_chapter(work_id, NewChapter(title or f"Chapter {n}", text, chunk_text(text), source))
+    state = loop.after_accepting(chapter.index, final)
+    save(state)
+    loop.run(state, agents, params.max_chapters, chapters=1, on_step=save)
+    return chapter
+
+
+def _no_writer(*_: Any) -> Any:
+    raise WriteError("internal: the writer is not part of accepting a chapter")
+
+
+def next_chapter(store: Any, work_id: int, llm: Any, *, decode: DecodeParams | None = None,
+                 on_piece: PieceFn | None = None) -> dict[str, Any]:
+    """One turn of the loop (writer, grapher, planner), resuming a turn that was cut off."""
+    params = story_params(store, work_id)
+    state = story_state(store, work_id)
+    if state.phase is loop.Phase.DONE:
+        raise WriteError("This story is finished: its last chapter was marked final.")
+    drafts: list[ChapterDraft] = []
+
+    def write(n: int) -> ChapterDraft:
+        drafts.append(draft_chapter(store, work_id, llm, decode=decode, on_piece=on_piece))
+        return drafts[-1]
+
+    def accept(draft: ChapterDraft) -> int:
+        n = _next_index(store, work_id)
+        text = draft.text or "(the model wrote nothing)"
+        return store.add_chapter(work_id, NewChapter(f"Chapter {n}", text, chunk_text(text),
+                                                     ChapterSource.GENERATED)).index
+
+    agents = loop.Agents(write, accept, _graph_agent(store, work_id, params, llm))
+    state = loop.run(state, agents, params.max_chapters, chapters=1, on_step=lambda s: _save_state(store, work_id, s))
+    draft = drafts[-1] if drafts else None
+    return {"work_id": work_id, "chapter": state.next_chapter if state.phase is loop.Phase.DONE
+            else state.next_chapter - 1, "finished": state.finished, "final": bool(draft and draft.final),
+            "decided_by": draft.decided_by if draft else "resumed", "words": len(draft.text.split()) if draft else 0}
+
+
+def write_story(store: Any, work_id: int, llm: Any, *, on_chapter: Callable[[dict[str, Any]], None] | None = None,
+                decode: DecodeParams | None = None) -> list[dict[str, Any]]:
+    """Run the loop until the story decides it is finished (or reaches its chapter limit)."""
+    results = []
+    while not story_state(store, work_id).finished:
+        results.append(next_chapter(store, work_id, llm, decode=decode))
+        if on_chapter:
+            on_chapter(results[-1])
+    return results
+
+
+# ---- continuations (any work) ---------------------------------------------------------------------------------
+
+def fact_pool(store: Any, work_id: int, upto_chapter: int | None) -> FactPool:
+    texts = [verbalize(f.subject, f.relation, f.object) for f in facts_for_retrieval(store, work_id, upto_chapter)]
+    return FactPool([t for t in dict.fromkeys(texts) if t])
+
+
+def work_tail(store: Any, work_id: int, upto_chapter: int | None = None, words: int = CONTEXT_WORDS) -> str:
+    """The last `words` words of the work up to a chapter, paragraphs kept."""
+    parts: list[str] = []
+    count = 0
+    for c in reversed(store.list_chapters(work_id)):
+        if upto_chapter is not None and c.index > upto_chapter:
+            continue
+        parts.insert(0, store.get_chapter(work_id, c.index).text.strip())
+        count += c.word_count
+        if count >= words:
+            break
+    return "\n\n".join(parts)
+
+
+def continue_work(store: Any, work_id: int, params: ContinueParams, llm: Any, *, text: str | None = None,
+                  chapter: int | None = None, on_piece: PieceFn | None = None) -> Continuation:
+    """Continue `text` (default: the end of the work up to `chapter`) with a mode from the registry."""
+    started = time.perf_counter()
+    mode = get_mode(params.mode)
+    chapters = store.list_chapters(work_id)
+    upto = chapter or (chapters[-1].index if chapters else 0)
+    source = text if text is not None else work_tail(store, work_id, upto)
+    if not source.strip():
+        raise WriteError("There is no text to continue: write something first.")
+    request = ContinuationRequest(source, params, llm.count_tokens, facts=lambda: fact_pool(store, work_id, upto),
+                                  kg_block=lambda: kg_block(story_graph(store, work_id, upto), upto + 1))
+    prepared = mode.prepare(request)
+    stream = mode.generate(llm, prepared, params.decode())
+    for piece in stream:
+        if on_piece:
+            on_piece(piece)
+    out = stream.completion.text if stream.completion else ""
+    return Continuation(out.strip(), mode.name, prepared.facts, prepared.prompt,
+                        round(time.perf_counter() - started, 3), prepared.notes)
+
+
+def save_continuation(store: Any, work_id: int, chapter: int, kept: str, continuation: str,
+                      expected_revision: int) -> Chapter:
+    """A new revision: the user's text as kept, then the continuation. The previous revision stays in the history;
+    StaleRevision if the chapter changed since it was opened (nothing is saved then)."""
+    kept = kept.rstrip()
+    if not continuation.strip():
+        raise WriteError("The continuation is empty: nothing to save.")
+    text = f"{kept}{' ' if kept and not kept.endswith(chr(10)) else ''}{continuation.strip()}"
+    return store.update_chapter(work_id, chapter, text, chunk_text(text), expected_revision)
+
+
+# ---- export ------------------------------------------------------------------------------------------------------
+
+def export_story(store: Any, work_id: int, fmt: str = "md") -> tuple[bytes, str, str]:
+    """(payload, file name, MIME type) of the whole work as Markdown ("md") or EPUB ("epub")."""
+    work = store.get_work(work_id)
+    chapters = [ExportChapter(c.index, c.title, store.get_chapter(work_id, c.index).text)
+                for c in store.list_chapters(work_id)]
+    if fmt == "md":
+        text = to_markdown(work.title, chapters, work.settings.get("premise", ""), work.settings.get("arc", ""))
+        return text.encode("utf-8"), safe_filename(work.title, "md"), "text/markdown"
+    if fmt == "epub":
+        return (to_epub(work.title, chapters, work.author or "Fabula", f"fabula-work-{work_id}"),
+                safe_filename(work.title, "epub"), "application/epub+zip")
+    raise WriteError(f"Unknown export format '{fmt}'; choose md or epub.")
+
+
+def chapter_texts(store: Any, work_id: int) -> Sequence[tuple[int, str, str]]:
+    return [(c.index, c.title, store.get_chapter(work_id, c.index).text) for c in store.list_chapters(work_id)]

@@ -1,0 +1,118 @@
+"""The writer agent: prompt for chapter N, read a plain-text chapter back, decide whether it is the final one.
+
+The final-chapter decision comes, in order, from: the chapter limit (the last allowed chapter is final), the marker
+line the prompt asks for (`STORY STATUS: FINAL|CONTINUE`), or a short structured follow-up when the marker is
+missing or unreadable. Chapter 1 is never final (the paper's prompt says so), unless the story allows one chapter.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.write.fit import fit_end, keep_end
+from core.write.params import WriteParams
+from core.write.premises import ARCS
+from core.write.prompts import (CONSISTENCY_KG, CONSISTENCY_PLAIN, FINAL_FOLLOWUP, FINAL_MARKER, FOLLOWUP_TOKENS,
+                                LAST_CHAPTER_NOTE, MARKER_INSTRUCTION, WRITER_FIRST_SYSTEM, WRITER_FIRST_USER,
+                                WRITER_NEXT_SYSTEM, WRITER_NEXT_USER)
+
+_MARKER = re.compile(r"^\W*" + re.escape(FINAL_MARKER.rstrip(":")) + r"\W*:?\W*(FINAL|CONTINUE|TRUE|FALSE)\b.*$",
+                     re.IGNORECASE | re.MULTILINE)
+_HEADING = re.compile(r"^\s*(#+\s*)?chapter\s+\w+[^\n]{0,80}\n+", re.IGNORECASE)
+PROMPT_MARGIN = 64
+
+
+@dataclass
+class ChapterDraft:
+    """A chapter the writer produced, not stored yet. `decided_by`: limit, marker, follow-up, or first."""
+
+    n: int
+    text: str
+    final: bool
+    decided_by: str
+    prompt: str
+    raw: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class PriorChapter:
+    index: int
+    title: str
+    text: str
+
+
+def story_so_far(chapters: Sequence[PriorChapter], budget_tokens: int, count: Any, recent: int = 3) -> str:
+    """The last `recent` chapters as "Chapter k: title\\n\\ntext", cut at the start to fit `budget_tokens`."""
+    text = "\n\n".join(f"Chapter {c.index}: {c.title}\n\n{c.text.strip()}" for c in chapters[-recent:])
+    return fit_end(text, budget_tokens, count)
+
+
+def writer_messages(params: WriteParams, n: int, prior: Sequence[PriorChapter], kg_context: str,
+                    count: Any, context_window: int) -> list[dict[str, str]]:
+    """System + user messages for chapter `n` (A.1.1 for chapter 1, A.1.2 after), fitted to the context window."""
+    common = {"arc": params.arc, "arc_description": ARCS.get(params.arc, params.arc), "min_words": params.min_words,
+              "max_words": params.max_words, "marker": MARKER_INSTRUCTION, "final_marker": FINAL_MARKER}
+    if n == 1:
+        system = WRITER_FIRST_SYSTEM.format(premise=params.premise, **common)
+        return [{"role": "system", "content": system}, {"role": "user", "content": WRITER_FIRST_USER}]
+    kg = f"\n{kg_context}\n" if kg_context else ""
+    fields = dict(common, n=n, kg_context=kg, consistency=CONSISTENCY_KG if kg_context else CONSISTENCY_PLAIN,
+                  limit=LAST_CHAPTER_NOTE if n >= params.max_chapters else "")
+    user = WRITER_NEXT_USER.format(n=n)
+    skeleton = WRITER_NEXT_SYSTEM.format(story_so_far="", **fields)
+    room = context_window - count(skeleton) - count(user) - params.chapter_tokens() - PROMPT_MARGIN
+    story = story_so_far(prior, max(room, 0), count)
+    system = WRITER_NEXT_SYSTEM.format(story_so_far=story or "(see the knowledge graph)", **fields)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def split_marker(reply: str) -> tuple[str, bool | None]:
+    """(chapter text without the marker line, True/False from the marker or None when there is none)."""
+    matches = list(_MARKER.finditer(reply))
+    if not matches:
+        return clean_chapter(reply), None
+    last = matches[-1]
+    final = last.group(1).upper() in ("FINAL", "TRUE")
+    text = _MARKER.sub("", reply)
+    return clean_chapter(text), final
+
+
+def clean_chapter(text: str) -> str:
+    """Trim white space and a leading "Chapter N: ..." heading the model may have added (the title is kept apart)."""
+    text = text.strip().strip("`").strip()
+    return _HEADING.sub("", text, count=1).strip()
+
+
+def ask_final(llm: Any, params: WriteParams, chapter_text: str) -> bool | None:
+    """The structured follow-up: FINAL or CONTINUE in one word; None when the reply says neither."""
+    end = keep_end(chapter_text, lambda s: len(s.split()) <= 300)
+    reply = llm.complete([{"role": "user", "content": FINAL_FOLLOWUP.format(arc=params.arc, chapter_end=end)}],
+                         max_tokens=FOLLOWUP_TOKENS, temperature=0.0)
+    word = (reply.text if hasattr(reply, "text") else str(reply)).strip().upper()
+    if word.startswith(("FINAL", "YES", "TRUE")):
+        return True
+    if word.startswith(("CONTINUE", "NO", "FALSE")):
+        return False
+    return None
+
+
+def finish_draft(llm: Any, params: WriteParams, n: int, raw: str, prompt: str) -> ChapterDraft:
+    """Turn the writer's raw reply into a draft with its final-chapter decision."""
+    text, marked = split_marker(raw)
+    if n >= params.max_chapters:
+        return ChapterDraft(n, text, True, "limit", prompt, raw)
+    if n == 1:
+        return ChapterDraft(n, text, False, "first", prompt, raw)
+    if marked is not None:
+        return ChapterDraft(n, text, marked, "marker", prompt, raw)
+    asked = ask_final(llm, params, text) if text else None
+    return ChapterDraft(n, text, bool(asked), "follow-up" if asked is not None else "default", prompt, raw)
+
+
+def prompt_text(messages: Sequence[dict[str, str]]) -> str:
+    return "\n\n".join(m["content"] for m in messages)

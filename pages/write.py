@@ -1,0 +1,149 @@
+"""Write: start a story, co-write it chapter by chapter with the graph (or its no-KG twin), continue any work from
+the cursor, download it. Every generated chapter is a draft until accepted; continuations become new revisions."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.domain import ChapterSource
+from core.llm import LLMError
+from core.services import llm_service, write_service as ws
+from core.store import StaleRevision
+from core.write import ARCS, PREMISES, ContinueParams, DecodeParams, WriteParams, mode_names
+from pages._shared import get_store, plain, select_work, work_picker
+
+store = get_store()
+st.title("Write")
+with st.expander("Start a story", expanded=not store.list_works()):
+    with st.form("write_new"):
+        title = st.text_input("Title", key="new_title")
+        choice = st.selectbox("Premise", ["My own", *PREMISES], index=1, key="new_premise")
+        own = st.text_area("Your premise", key="new_own", height=70)
+        c1, c2, c3 = st.columns(3)
+        arc = c1.selectbox("Story arc", list(ARCS), key="new_arc", help="\n\n".join(f"**{a}**: {d}" for a, d in
+                                                                               ARCS.items()))
+        words = c2.slider("Chapter length (words)", 100, 3000, (800, 1200), 50, key="new_words")
+        chapters = c3.number_input("At most chapters", 1, 200, 12, key="new_max")
+        model = st.text_input("Model", llm_service.resolve_llm_name(store, "writing"), key="new_model")
+        use_kg = st.checkbox("Use the knowledge graph", True, key="new_kg")
+        if st.form_submit_button("Start", type="primary", key="new_start"):
+            try:
+                params = WriteParams(own if choice == "My own" else choice, arc, words[0], words[1], int(chapters),
+                                     use_kg, llm=model or None)
+                select_work(ws.start_story(store, title or "Untitled story", params).id)
+            except ValueError as exc:
+                st.error(str(exc))
+
+work_id = work_picker()
+if work_id is None:
+    st.stop()
+work = store.get_work(work_id)
+story = "arc" in work.settings
+left, right = st.columns(2)
+temperature = left.slider("Temperature", 0.0, 1.5, 0.8, 0.05, key="write_temp")
+length = right.number_input("Max new tokens", 16, 4000, 1700 if story else 150, key="write_tokens")
+decode = DecodeParams(temperature=float(temperature), max_tokens=int(length))
+
+
+def writer():  # noqa: ANN202 - a MeteredLLM for this work
+    return llm_service.build_llm(store, "writing", work.settings.get("llm"), work_id=work_id)
+
+
+def streamed(call, key: str):  # noqa: ANN001, ANN202 - runs `call(on_piece)`, streaming into the page
+    box, st.session_state[key] = st.empty(), ""
+
+    def on_piece(piece: str) -> None:
+        st.session_state[key] += piece
+        box.markdown(plain(st.session_state[key]))
+    st.button("Stop", key=f"{key}_stop")  # any click reruns the page, which ends this run; the partial text stays
+    try:
+        return call(on_piece)
+    except (LLMError, ValueError) as exc:
+        st.error(str(exc))
+        return None
+
+
+if story:
+    state = ws.story_state(store, work_id)
+    params = ws.story_params(store, work_id)
+    st.caption(f"{plain(params.premise)} · {params.arc} · {'with' if params.use_kg else 'without'} the graph · "
+               f"{work.chapter_count}/{params.max_chapters} chapters" + (" · finished" if state.finished else ""))
+    if twin := work.settings.get("twin") or work.settings.get("twin_of"):
+        st.caption(f"Twin: work #{twin}")
+    elif st.button("Start the no-KG twin", key="write_twin", help="Same premise and arc, written without graph"):
+        ws.create_twin(store, work_id)
+        st.rerun()
+    gen, regen = st.columns(2)
+    go = gen.button("Generate next chapter", type="primary", key="write_next", disabled=state.finished)
+    go = regen.button("Regenerate", key="write_regen", disabled="write_draft" not in st.session_state) or go
+    if go:
+        draft = streamed(lambda cb: ws.draft_chapter(store, work_id, writer(), decode=decode, on_piece=cb),
+                         "write_partial")
+        if draft:
+            st.session_state.update(write_draft=draft.text, write_final=draft.final, write_text=draft.text)
+    elif st.session_state.get("write_partial") and "write_draft" not in st.session_state:
+        st.session_state.update(write_draft=st.session_state["write_partial"], write_final=False,
+                                write_text=st.session_state["write_partial"])
+        st.info("Stopped: the partial chapter is kept as a draft.")
+    if "write_draft" in st.session_state:
+        st.text_area("Draft (edit before accepting)", key="write_text", height=300)
+        final = st.checkbox("This is the final chapter", key="write_final")
+        if st.button("Accept chapter", key="write_accept"):
+            try:
+                with st.spinner("Storing the chapter; the grapher is reading it…"):
+                    ws.accept_chapter(store, work_id, st.session_state["write_text"], final=final, llm=writer())
+                for k in ("write_draft", "write_partial", "write_text"):
+                    st.session_state.pop(k, None)
+                st.rerun()
+            except (ValueError, LLMError) as exc:
+                st.error(str(exc))
+    with st.expander("Write a chapter yourself"):
+        own_title = st.text_input("Title", key="own_title")
+        own_text = st.text_area("Chapter", key="own_text", height=200)
+        own_final = st.checkbox("Final chapter", key="own_final")
+        if st.button("Save my chapter", key="own_save", disabled=state.finished):
+            try:
+                with st.spinner("Storing the chapter; the grapher is reading it…"):
+                    ws.accept_chapter(store, work_id, own_text, final=own_final, title=own_title or None,
+                                      source=ChapterSource.WRITTEN, llm=writer())
+                st.success("Saved; the grapher has read it.")
+            except (ValueError, LLMError) as exc:
+                st.error(str(exc))
+
+chapters = store.list_chapters(work_id)
+if chapters:
+    st.subheader("Continue from the cursor", anchor=False)
+    index = st.selectbox("Chapter", [c.index for c in chapters], index=len(chapters) - 1, key="cont_chapter")
+    chapter = store.get_chapter(work_id, index)
+    if st.session_state.get("cont_loaded") != (work_id, index, chapter.revision):
+        st.session_state.update(cont_loaded=(work_id, index, chapter.revision), cont_text=chapter.text)
+        st.session_state.pop("cont_result", None)
+    st.text_area("Your text: everything here is kept; cut it where the continuation should start", key="cont_text",
+                 height=220)
+    mode = st.radio("Mode", mode_names(), horizontal=True, key="cont_mode")
+    if st.button("Continue", key="cont_go"):
+        params = ContinueParams(mode=mode, tokens=int(length), temperature=float(temperature))
+        result = streamed(lambda cb: ws.continue_work(store, work_id, params, writer(),
+                                                      text=st.session_state["cont_text"], chapter=index,
+                                                      on_piece=cb), "cont_partial")
+        if result:
+            st.session_state["cont_result"] = result.as_dict()
+    result = st.session_state.get("cont_result")
+    if result:
+        st.markdown(plain(result["text"]) or "*(nothing generated)*")
+        with st.expander(f"Prompt ({result['mode']}, {result['seconds']:.1f} s)"):
+            st.code(result["prompt"], language=None, wrap_lines=True)
+            if result["facts"]:
+                st.dataframe(result["facts"], hide_index=True)
+        if st.button("Save as a new revision", key="cont_save"):
+            try:
+                ws.save_continuation(store, work_id, index, st.session_state["cont_text"], result["text"],
+                                     chapter.revision)
+                st.session_state.pop("cont_result")
+                st.rerun()
+            except StaleRevision as exc:
+                st.error(str(exc))
+    st.caption(f"Chapter {index} has {len(store.chapter_revisions(work_id, index))} revision(s).")
+    md, epub = st.columns(2)
+    for column, fmt in ((md, "md"), (epub, "epub")):
+        data, name, mime = ws.export_story(store, work_id, fmt)
+        column.download_button(f"Download {fmt.upper()}", data, name, mime, key=f"write_dl_{fmt}")

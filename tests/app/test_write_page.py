@@ -1,0 +1,108 @@
+"""AppTest on the Write page: start a story, generate a chapter (streamed) and edit it before accepting, write a
+chapter yourself, continue from the cursor as a new revision (the old one kept), start the no-KG twin, download."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.llm import FakeLLM, register_provider, unregister_provider
+from tests.app.conftest import page
+
+CHAPTER_ONE = "Elena Voss found the dragon egg in her field.\n\nShe carried it home to Millbrook."
+
+
+def _reply(messages, options) -> str:  # noqa: ANN001 - the FakeLLM reply function
+    system, user = messages[0].content, messages[-1].content
+    if "KNOWLEDGE-GRAPH AGENT" in system:
+        return json.dumps({"nodes": [{"id": "Elena_Voss", "label": "Elena Voss", "type": "character"}], "edges": []})
+    if "Continue this text" in user:
+        return "The egg cracked at midnight."
+    return CHAPTER_ONE + "\nSTORY STATUS: CONTINUE"
+
+
+@pytest.fixture
+def writing(app_db: str, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:
+    from core.config import get_settings
+    built: list[FakeLLM] = []
+
+    def factory(model: str, **kw) -> FakeLLM:  # noqa: ANN003
+        built.append(FakeLLM(_reply, model=model))
+        return built[-1]
+    register_provider("apptest", factory)
+    monkeypatch.setenv("FABULA_LLM", "apptest:writer")
+    get_settings.cache_clear()
+    yield built
+    unregister_provider("apptest")
+
+
+def _run() -> AppTest:
+    at = AppTest.from_file(page("write.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_start_generate_edit_accept_continue_and_download(writing: list[FakeLLM]) -> None:
+    from pages._shared import get_store
+    at = _run()
+    at.text_input(key="new_title").input("The Egg")
+    at.selectbox(key="new_arc").set_value("Icarus")
+    at.number_input(key="new_max").set_value(3)
+    at.button(key="new_start").click().run()
+    assert not at.exception, at.exception
+    store = get_store()
+    (work,) = store.list_works()
+    assert work.title == "The Egg" and work.settings["arc"] == "Icarus" and work.settings["max_chapters"] == 3
+    assert work.settings["llm"] == "apptest:writer" and work.settings["use_kg"] is True
+
+    at.button(key="write_next").click().run()
+    assert not at.exception, at.exception
+    assert at.text_area(key="write_text").value == CHAPTER_ONE  # the marker line is gone from the draft
+    assert not store.list_chapters(work.id)                      # a draft is not stored until accepted
+    at.text_area(key="write_text").input(CHAPTER_ONE + "\n\nMy own last line.")
+    at.button(key="write_accept").click().run()
+    assert not at.exception, at.exception
+    (chapter,) = store.list_chapters(work.id)
+    assert store.get_chapter(work.id, 1).text.endswith("My own last line.")  # the user's edit is what is stored
+    assert any("KNOWLEDGE-GRAPH AGENT" in c.prompt for c in writing[-1].calls)  # the grapher read it
+    assert [e.label for e in store.kg_entities(work.id)] == ["Elena Voss"]
+
+    # continue from the cursor: the text area keeps the user's text; the continuation becomes revision 2
+    at.text_area(key="cont_text").input("Elena Voss found the dragon egg in her field.")
+    at.radio(key="cont_mode").set_value("kg-block")
+    at.button(key="cont_go").click().run()
+    assert not at.exception, at.exception
+    assert "The egg cracked at midnight\\." in "\n".join(m.value for m in at.markdown)  # shown as escaped text
+    assert "KNOWLEDGE GRAPH" in at.code[0].value and "Elena Voss (character)" in at.code[0].value
+    at.button(key="cont_save").click().run()
+    assert not at.exception, at.exception
+    revisions = store.chapter_revisions(work.id, 1)
+    assert [r[0] for r in revisions] == [1, 2]
+    assert revisions[0][2].endswith("My own last line.")  # the earlier revision is kept, word for word
+    assert revisions[1][2] == "Elena Voss found the dragon egg in her field. The egg cracked at midnight."
+
+    at.button(key="write_twin").click().run()
+    assert not at.exception, at.exception
+    twin = store.get_work(store.get_work(work.id).settings["twin"])
+    assert twin.settings["use_kg"] is False and twin.settings["premise"] == work.settings["premise"]
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Download MD", "Download EPUB"]
+
+
+def test_write_own_chapter_is_stored_as_written(writing: list[FakeLLM]) -> None:
+    from core.services.write_service import start_story
+    from core.write import WriteParams
+    from pages._shared import get_store
+    store = get_store()
+    work = start_story(store, "Mine", WriteParams("2", "Cinderella", use_kg=False))
+    at = AppTest.from_file(page("write.py"), default_timeout=60)
+    at.session_state["work_id"] = work.id
+    at.run()
+    at.text_area(key="own_text").input("The keeper's lamp went dark.\n\nNobody in town slept.")
+    at.button(key="own_save").click().run()
+    assert not at.exception, at.exception
+    (chapter,) = store.list_chapters(work.id)
+    assert chapter.source.value == "written" and store.get_chapter(work.id, 1).text.startswith("The keeper's lamp")
+    assert not any("KNOWLEDGE-GRAPH AGENT" in c.prompt for f in writing for c in f.calls)  # no graph: no grapher

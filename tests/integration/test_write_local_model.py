@@ -1,0 +1,39 @@
+"""One short chapter written by the real local model (SmolLM2) through the whole loop, and a kg-prompt
+continuation with it. Kept small (a ~100-token chapter) so it runs in well under a minute on two cores."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.config import PROJECT_ROOT
+from core.llm.local import LocalLLM
+from core.llm.local_models import is_cached
+from core.services import write_service as ws
+from core.write import ContinueParams, DecodeParams, WriteParams
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def smollm2(tmp_path_factory: pytest.TempPathFactory) -> LocalLLM:
+    shared = PROJECT_ROOT / "data" / "cache"   # reuse a dequantized copy when there is one (else ~17 s once)
+    cache = shared if is_cached("smollm2", shared) else Path(tmp_path_factory.mktemp("model-cache"))
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    llm.load()
+    return llm
+
+
+def test_one_short_chapter_with_the_local_model(store, smollm2: LocalLLM) -> None:  # noqa: ANN001
+    params = WriteParams("5", "Cinderella", min_words=30, max_words=60, max_chapters=3, extractor="offline",
+                         decode=DecodeParams(temperature=0.0, max_tokens=100))
+    work_id = ws.start_story(store, "The Egg", params).id
+    result = ws.next_chapter(store, work_id, smollm2)
+    chapter = store.get_chapter(work_id, 1)
+    assert result["chapter"] == 1 and not result["finished"] and len(chapter.text.split()) >= 10
+    assert "STORY STATUS" not in chapter.text
+    assert ws.story_state(store, work_id).next_chapter == 2
+    assert store.kg_extracted_chapters(work_id) == {1: (1, "offline")}   # the grapher step ran on it
+
+    out = ws.continue_work(store, work_id, ContinueParams(mode="kg-prompt", tokens=20), smollm2)
+    assert out.text and out.mode == "kg-prompt" and smollm2.count_tokens(out.prompt) <= 1000
