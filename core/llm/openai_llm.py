@@ -1,0 +1,158 @@
+"""OpenAI chat completions through the official SDK, and so any OpenAI-compatible server (Ollama, vLLM, llama.cpp
+server, LM Studio) by base URL: `FABULA_OPENAI_BASE_URL` or `OPENAI_BASE_URL`, e.g. http://localhost:11434/v1.
+
+A custom base URL needs no key (a placeholder is sent when none is set); the public endpoint does.
+"""
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from core.config import Settings, get_settings
+from core.llm.base import Completion, GenerationOptions, MessagesIn, Stopwatch, TextStream, normalize_messages
+from core.llm.errors import LLMBadResponse, LLMConfigError, LLMError
+from core.llm.keys import api_key, base_url, is_default_endpoint
+from core.llm.remote import Endpoint, estimate_tokens, translate_error, usage_number
+
+PLACEHOLDER_KEY = "not-needed"  # OpenAI-compatible local servers ignore the key, but the SDK insists on one
+DEFAULT_CONTEXT = 8192  # unknown model on a custom server: a conservative guess
+CONTEXT_WINDOWS = {"gpt-4o": 128_000, "gpt-4.1": 1_047_576, "gpt-5": 400_000, "o3": 200_000, "o4": 200_000,
+                   "gpt-4-turbo": 128_000, "gpt-3.5-turbo": 16_385}
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")  # these refuse temperature/top_p other than the default
+
+
+def context_window_for(model: str) -> int:
+    for prefix, size in sorted(CONTEXT_WINDOWS.items(), key=lambda kv: -len(kv[0])):
+        if model.startswith(prefix):
+            return size
+    return DEFAULT_CONTEXT
+
+
+class OpenAILLM:
+    provider = "openai"
+
+    def __init__(self, model: str, *, base_url_override: str | None = None, key: str | None = None,
+                 timeout: float | None = None, max_retries: int | None = None,
+                 settings: Settings | None = None) -> None:
+        try:
+            import openai
+        except ImportError as exc:
+            raise LLMConfigError("openai: the openai package is not installed", provider="openai") from exc
+        settings = settings or get_settings()
+        url = base_url_override or base_url("openai", settings)[0]
+        self._official = is_default_endpoint("openai", url)
+        secret = key or api_key("openai")
+        if not secret and self._official:
+            raise LLMConfigError("openai: no API key; set OPENAI_API_KEY in the environment or .streamlit/secrets.toml,"
+                                 " or point FABULA_OPENAI_BASE_URL / OPENAI_BASE_URL at an OpenAI-compatible server",
+                                 provider="openai")
+        self._secret = secret
+        self.model_name = model
+        self.name = f"openai:{model}"
+        self.context_window = context_window_for(model)
+        self.endpoint = Endpoint("openai", model, url, timeout or settings.llm_timeout_s,
+                                 settings.llm_max_retries if max_retries is None else max_retries)
+        self._openai = openai
+        self._client = openai.OpenAI(base_url=url, api_key=secret or PLACEHOLDER_KEY, timeout=self.endpoint.timeout,
+                                     max_retries=self.endpoint.max_retries)
+
+    def __repr__(self) -> str:  # the key is deliberately absent
+        return f"OpenAILLM(name={self.name!r}, base_url={self.endpoint.where!r})"
+
+    def count_tokens(self, text: str) -> int:
+        """An estimate (no tokenizer is bundled for remote models)."""
+        return estimate_tokens(text)
+
+    def _params(self, messages: MessagesIn, opts: GenerationOptions) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model_name,
+                                  "messages": [m.as_dict() for m in normalize_messages(messages)]}
+        # The public API wants max_completion_tokens; compatible servers know max_tokens.
+        params["max_completion_tokens" if self._official else "max_tokens"] = opts.max_tokens
+        if not (self._official and self.model_name.startswith(REASONING_PREFIXES)):
+            params["temperature"] = opts.temperature
+            if opts.top_p is not None:
+                params["top_p"] = opts.top_p
+        if opts.stop:
+            params["stop"] = list(opts.stop)
+        if opts.seed is not None:
+            params["seed"] = opts.seed
+        if opts.timeout is not None:
+            params["timeout"] = opts.timeout
+        return params
+
+    def _fail(self, exc: BaseException) -> LLMError:
+        if isinstance(exc, self._openai.OpenAIError):
+            return translate_error(exc, self.endpoint, self._secret)
+        return LLMBadResponse(f"openai: unreadable reply from {self.endpoint.where} ({type(exc).__name__}); check "
+                              "that the base URL points at an OpenAI-compatible API", provider="openai",
+                              secrets=(self._secret or "",))
+
+    def _bad(self, what: str) -> LLMBadResponse:
+        return LLMBadResponse(f"openai: the reply from {self.endpoint.where} has {what}; check that the base URL "
+                              "points at an OpenAI-compatible chat-completions API", provider="openai")
+
+    def complete(self, messages: MessagesIn, options: GenerationOptions | None = None,
+                 **overrides: Any) -> Completion:
+        opts = GenerationOptions.build(options, **overrides)
+        params = self._params(messages, opts)
+        watch = Stopwatch()
+        try:
+            resp = self._client.chat.completions.create(**params)
+        except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
+            raise self._fail(exc) from exc
+        choices = getattr(resp, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise self._bad("no choices")
+        message = getattr(choices[0], "message", None)
+        text = getattr(message, "content", None)
+        if text is None and getattr(message, "refusal", None):
+            text = message.refusal
+        if not isinstance(text, str):
+            raise self._bad("no message content")
+        usage = getattr(resp, "usage", None)
+        prompt_text = "\n".join(m["content"] for m in params["messages"])
+        return Completion(text,
+                          _or(usage_number(usage, "prompt_tokens"), estimate_tokens(prompt_text)),
+                          _or(usage_number(usage, "completion_tokens"), estimate_tokens(text)),
+                          watch.elapsed(), _finish(getattr(choices[0], "finish_reason", None)), self.model_name)
+
+    def stream(self, messages: MessagesIn, options: GenerationOptions | None = None,
+               **overrides: Any) -> TextStream:
+        opts = GenerationOptions.build(options, **overrides)
+        params = self._params(messages, opts)
+        params.update(stream=True, stream_options={"include_usage": True})
+        return TextStream(self._stream(params), self.name)
+
+    def _stream(self, params: dict[str, Any]) -> Generator[str, None, Completion]:
+        watch = Stopwatch()
+        parts: list[str] = []
+        finish, usage = None, None
+        try:
+            chunks = self._client.chat.completions.create(**params)
+            for chunk in chunks:
+                usage = getattr(chunk, "usage", None) or usage
+                choices = getattr(chunk, "choices", None) or []
+                if not choices:
+                    continue
+                finish = getattr(choices[0], "finish_reason", None) or finish
+                piece = getattr(getattr(choices[0], "delta", None), "content", None)
+                if isinstance(piece, str) and piece:
+                    parts.append(piece)
+                    yield piece
+        except (self._openai.OpenAIError, ValueError) as exc:
+            raise self._fail(exc) from exc
+        text = "".join(parts)
+        if finish is None and not parts:
+            raise self._bad("an empty stream (no chunks with choices)")
+        prompt_text = "\n".join(m["content"] for m in params["messages"])
+        return Completion(text, _or(usage_number(usage, "prompt_tokens"), estimate_tokens(prompt_text)),
+                          _or(usage_number(usage, "completion_tokens"), estimate_tokens(text)),
+                          watch.elapsed(), _finish(finish), self.model_name)
+
+
+def _or(value: int | None, fallback: int) -> int:
+    return value if value is not None else fallback
+
+
+def _finish(reason: object) -> str:
+    return "length" if reason == "length" else "stop"

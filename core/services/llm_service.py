@@ -1,0 +1,197 @@
+"""LLM use cases: which model serves which role, a connection test, where keys come from, prices and estimates.
+
+Role resolution, first match wins (the Settings page is the user's latest word, so it beats the environment):
+  1. an explicit override (`--llm` on the command line)
+  2. the saved per-role choice (Settings page, `cli.py llm use --role`; store meta "llm_roles" -> "roles")
+  3. the saved "one for everything" choice                          (store meta "llm_roles" -> "default")
+  4. FABULA_LLM_<ROLE>, then FABULA_LLM         (core.config.Settings)
+  5. the built-in default (the best local model by bench/llm.py)
+Keys are never read here except through core.llm.keys, and never returned.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.config import Settings, get_settings
+from core.llm import LLM, LLMUsage, MeteredLLM, UsageSink, check_llm_name, get_llm, list_providers
+from core.llm.keys import KEYED_PROVIDERS, base_url, key_source
+from core.llm.pricing import (DEFAULT_PRICES, PriceTable, estimate_job_cost, format_usd, price_for, price_rows,
+                              price_table_from_json, price_table_to_json, prices_from_rows)
+from core.store import Store
+
+log = logging.getLogger(__name__)
+
+ROLES = ("extraction", "answering", "summarizing", "writing")
+ROLES_META_KEY = "llm_roles"
+PRICES_META_KEY = "price_table"
+PING_PROMPT = "Say hello in one short sentence."
+
+
+@dataclass
+class RoleAssignment:
+    """What the Settings page stored: one LLM for everything and/or one per role (None / absent = not set)."""
+
+    default: str | None = None
+    roles: dict[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> str:
+        return json.dumps({"default": self.default, "roles": self.roles})
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+    return role
+
+
+def load_role_assignment(store: Store) -> RoleAssignment:
+    raw = store.get_meta(ROLES_META_KEY)
+    if not raw:
+        return RoleAssignment()
+    try:
+        data = json.loads(raw)
+        roles = {r: str(v) for r, v in (data.get("roles") or {}).items() if r in ROLES and v}
+        return RoleAssignment(data.get("default") or None, roles)
+    except (json.JSONDecodeError, AttributeError, TypeError):
+        log.warning("stored LLM role assignment is unreadable; using the environment's settings")
+        return RoleAssignment()
+
+
+def save_role_assignment(store: Store, default: str | None, roles: Mapping[str, str | None] | None = None) -> \
+        RoleAssignment:
+    """Validate and store. Every name must parse and name a known provider (and, for local, a known model)."""
+    clean_roles = {_check_role(r): check_llm_name(v) for r, v in (roles or {}).items() if v}
+    assignment = RoleAssignment(check_llm_name(default) if default else None, clean_roles)
+    store.set_meta(ROLES_META_KEY, assignment.as_json())
+    return assignment
+
+
+def clear_role_assignment(store: Store) -> None:
+    store.set_meta(ROLES_META_KEY, RoleAssignment().as_json())
+
+
+def resolve_llm_name(store: Store | None, role: str, cli_override: str | None = None,
+                     settings: Settings | None = None) -> str:
+    """The PROVIDER:MODEL that serves `role` (see the module docstring for the order)."""
+    return resolve_with_source(store, role, cli_override, settings)[0]
+
+
+def resolve_with_source(store: Store | None, role: str, cli_override: str | None = None,
+                        settings: Settings | None = None) -> tuple[str, str]:
+    _check_role(role)
+    if cli_override:
+        return check_llm_name(cli_override), "--llm"
+    if store is not None:
+        stored = load_role_assignment(store)
+        if role in stored.roles:
+            return stored.roles[role], "saved choice (this role)"
+        if stored.default:
+            return stored.default, "saved choice"
+    settings = settings or get_settings()
+    set_fields = settings.model_fields_set
+    if f"llm_{role}" in set_fields and getattr(settings, f"llm_{role}"):
+        return settings.llm_for(role), f"FABULA_LLM_{role.upper()}"
+    return settings.llm, ("FABULA_LLM" if "llm" in set_fields else "built-in default")
+
+
+def effective_roles(store: Store | None, settings: Settings | None = None) -> list[dict[str, str]]:
+    return [dict(zip(("role", "llm", "source"), (r, *resolve_with_source(store, r, None, settings))))
+            for r in ROLES]
+
+
+def usage_sink(store: Store) -> UsageSink:
+    """A sink for MeteredLLM that records each call in the store (tokens and seconds only; never text or keys)."""
+    def sink(usage: LLMUsage) -> None:
+        store.record_llm_usage(**usage.as_record())
+    return sink
+
+
+def build_llm(store: Store, role: str, cli_override: str | None = None, *, work_id: int | None = None,
+              job_id: int | None = None, settings: Settings | None = None) -> MeteredLLM:
+    """The LLM for `role`, metered into the store under work/job: what every feature's service should call."""
+    name = resolve_llm_name(store, role, cli_override, settings)
+    return MeteredLLM(get_llm(name, settings=settings), usage_sink(store), role=role, work_id=work_id,
+                      job_id=job_id)
+
+
+# -- connection test and environment ---------------------------------------------------------------------------
+
+def ping(llm: LLM, prompt: str = PING_PROMPT, max_tokens: int = 8) -> dict[str, Any]:
+    """One short real request. `seconds` is the wall time, including loading a local model the first time."""
+    start = time.perf_counter()
+    result = llm.complete([{"role": "user", "content": prompt}], max_tokens=max_tokens)
+    provider, model = llm.name.split(":", 1)
+    return {"provider": provider, "model": model, "reply": result.text.strip(), "input_tokens": result.input_tokens,
+            "output_tokens": result.output_tokens, "seconds": round(time.perf_counter() - start, 3)}
+
+
+def test_connection(llm_name: str, settings: Settings | None = None) -> dict[str, Any]:
+    """ping() for a PROVIDER:MODEL name; raises LLMError with a message that says what to check."""
+    return ping(get_llm(check_llm_name(llm_name), settings=settings))
+
+
+def key_sources() -> dict[str, str]:
+    """{"openai": "environment" | "secrets.toml" | "not set", "anthropic": ...}; never the keys."""
+    return {p: key_source(p) for p in KEYED_PROVIDERS}
+
+
+def endpoints(settings: Settings | None = None) -> list[dict[str, str]]:
+    """Base URL, where it came from, and the key source, per keyed provider (for display)."""
+    rows = []
+    for p in KEYED_PROVIDERS:
+        url, source = base_url(p, settings)
+        rows.append({"provider": p, "base_url": url, "base_url_from": source, "key": key_source(p)})
+    return rows
+
+
+def list_models() -> list[dict[str, Any]]:
+    return [{"provider": p.name, "models": list(p.models), "any_model": p.open_models, "description": p.description,
+             "examples": list(p.examples)} for p in list_providers()]
+
+
+# -- prices and estimates --------------------------------------------------------------------------------------
+
+def load_price_table(store: Store) -> PriceTable:
+    raw = store.get_meta(PRICES_META_KEY)
+    if not raw:
+        return dict(DEFAULT_PRICES)
+    try:
+        return price_table_from_json(raw)
+    except ValueError as exc:
+        log.warning("stored price table is unreadable (%s); using the defaults", exc)
+        return dict(DEFAULT_PRICES)
+
+
+def save_price_table(store: Store, rows: list[Mapping[str, Any]]) -> PriceTable:
+    """Validate edited rows (ValueError names the bad row) and store them; nothing is stored when invalid."""
+    table = prices_from_rows(rows)
+    store.set_meta(PRICES_META_KEY, price_table_to_json(table))
+    return table
+
+
+def reset_price_table(store: Store) -> PriceTable:
+    store.set_meta(PRICES_META_KEY, price_table_to_json(DEFAULT_PRICES))
+    return dict(DEFAULT_PRICES)
+
+
+def price_table_rows(store: Store) -> list[dict[str, Any]]:
+    return price_rows(load_price_table(store))
+
+
+def estimate_cost(store: Store, llm_name: str, tokens_in_per_unit: int, tokens_out_per_unit: int,
+                  units: int) -> dict[str, Any]:
+    """The pre-job estimate with the stored (edited) price table."""
+    return estimate_job_cost(tokens_in_per_unit, tokens_out_per_unit, units, llm_name, load_price_table(store))
+
+
+def usage_tally(store: Store, llm_name: str, work_id: int | None = None, job_id: int | None = None) -> dict[str, Any]:
+    """The after-job tally: calls and tokens recorded for the work/job, priced as `llm_name`."""
+    usage = store.llm_usage(work_id=work_id, job_id=job_id)
+    price = price_for(llm_name, load_price_table(store))
+    usd = None if price is None else round(price.cost(usage["input_tokens"], usage["output_tokens"]), 6)
+    return {**usage, "model": llm_name, "usd": usd, "label": format_usd(usd, llm_name)}

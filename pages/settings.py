@@ -1,0 +1,97 @@
+"""Settings: which LLM serves each role, endpoints and where keys come from, a connection test, the price table."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.llm import LLMError
+from core.services import llm_service
+from pages._shared import get_store
+
+store = get_store()
+st.title("Settings")
+
+# -- which model for which role ---------------------------------------------------------------------------------
+st.subheader("Language models")
+saved = llm_service.load_role_assignment(store)
+effective = {row["role"]: row["llm"] for row in llm_service.effective_roles(store)}
+suggestions = sorted({ex for p in llm_service.list_models() for ex in p["examples"]} | set(effective.values())
+                     | ({saved.default} if saved.default else set()))
+
+
+def model_box(label: str, current: str, key: str) -> str:
+    """A model picker that also accepts any PROVIDER:MODEL typed in (e.g. openai:llama3.1:8b on Ollama)."""
+    return st.selectbox(label, suggestions, index=suggestions.index(current), key=key, accept_new_options=True,
+                        help="PROVIDER:MODEL; type a new one for any model your OpenAI-compatible server has")
+
+
+per_role = st.radio("Assign", ["One model for everything", "One model per role"], horizontal=True,
+                    index=1 if saved.roles else 0)
+with st.form("llm_roles"):
+    if per_role == "One model for everything":
+        everything = model_box("Model", saved.default or effective["answering"], "llm_all")
+        choices: dict[str, str] = {}
+    else:
+        everything = None
+        choices = {role: model_box(role.capitalize(), effective[role], f"llm_{role}") for role in llm_service.ROLES}
+    if st.form_submit_button("Save", type="primary"):
+        try:
+            llm_service.save_role_assignment(store, everything, choices)
+        except (LLMError, ValueError) as exc:
+            st.error(str(exc))
+        else:
+            st.success("Saved.")
+            st.rerun()
+
+st.dataframe(pd.DataFrame(llm_service.effective_roles(store)), hide_index=True, width="stretch")
+if st.button("Use the environment's settings (FABULA_LLM…)", disabled=not (saved.default or saved.roles)):
+    llm_service.clear_role_assignment(store)
+    st.rerun()
+
+# -- endpoints and keys ----------------------------------------------------------------------------------------
+st.subheader("Endpoints and keys")
+st.dataframe(pd.DataFrame(llm_service.endpoints()), hide_index=True, width="stretch",
+             column_config={"base_url": "Base URL", "base_url_from": "Base URL from", "key": "Key from"})
+st.caption("Keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY) or .streamlit/secrets.toml. They are "
+           "never shown, stored or exported. Set OPENAI_BASE_URL (or FABULA_OPENAI_BASE_URL) to use Ollama, vLLM, "
+           "llama.cpp server or LM Studio, e.g. http://localhost:11434/v1.")
+
+# -- connection test ---------------------------------------------------------------------------------------------
+st.subheader("Test connection")
+target = st.selectbox("LLM to test", suggestions, index=suggestions.index(effective["answering"]),
+                      accept_new_options=True, key="llm_test")
+if st.button("Test connection"):
+    with st.spinner(f"Sending one short request to {target}… (a local model loads first, up to a minute)"):
+        try:
+            result = llm_service.test_connection(target)
+        except (LLMError, ValueError) as exc:
+            st.error(str(exc))
+        else:
+            st.success(f"{result['provider']}:{result['model']} answered.")
+            st.text(result["reply"])  # model output is shown as plain text, never as markdown/HTML
+            cols = st.columns(3)
+            cols[0].metric("Input tokens", result["input_tokens"])
+            cols[1].metric("Output tokens", result["output_tokens"])
+            cols[2].metric("Seconds", f"{result['seconds']:.2f}")
+
+# -- prices -------------------------------------------------------------------------------------------------------
+st.subheader("Prices")
+st.caption("USD per million tokens, used for the estimate before a long job and the tally after it. Local models "
+           "are free; a model missing here shows as “unknown price”. Defaults are 2025 list prices: check yours.")
+edited = st.data_editor(pd.DataFrame(llm_service.price_table_rows(store)), num_rows="dynamic", hide_index=True,
+                        key="price_table", width="stretch",
+                        column_config={"model": st.column_config.TextColumn("PROVIDER:MODEL", required=True),
+                                       "input_per_1m": st.column_config.NumberColumn("Input $/1M", min_value=0.0),
+                                       "output_per_1m": st.column_config.NumberColumn("Output $/1M", min_value=0.0)})
+save_col, reset_col = st.columns(2)
+if save_col.button("Save prices"):
+    try:
+        llm_service.save_price_table(store, edited.to_dict("records"))
+    except ValueError as exc:
+        st.error(str(exc))
+    else:
+        st.success("Prices saved.")
+if reset_col.button("Restore default prices"):
+    llm_service.reset_price_table(store)
+    st.session_state.pop("price_table", None)
+    st.rerun()

@@ -1,0 +1,1 @@
+"""Shared test helpers: fakes that speak real protocols (no mocks)."""
