@@ -1,4 +1,5 @@
-"""Shared fixtures. No test writes into the repository's data/ folder: the database URL points at a temp file."""
+"""Shared fixtures. Databases are temp files; the only thing tests keep in the repository's (git-ignored) data/
+folder is the dequantized local-model cache, shared by every test so each model is dequantized once at most."""
 from __future__ import annotations
 
 import os
@@ -12,6 +13,8 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 NOVELS = SHARED_DATA / "novels" / "txt"
 
 _session_tmp = Path(tempfile.mkdtemp(prefix="fabula-tests-"))
+MODEL_CACHE = Path(os.environ.setdefault("FABULA_MODEL_CACHE", str(ROOT / "data" / "cache")))
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: busy-waiting threads starve 2 cores
 os.environ.setdefault("FABULA_DB_URL", f"sqlite:///{_session_tmp / 'default.db'}")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

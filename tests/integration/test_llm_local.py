@@ -24,8 +24,8 @@ QUESTION = "What is the capital of France?"
 
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data_dir = os.environ.get("FABULA_DATA_DIR")
-    return Path(data_dir) / "cache" if data_dir else tmp_path_factory.mktemp("model-cache")
+    from tests.conftest import MODEL_CACHE
+    return MODEL_CACHE
 
 
 @pytest.fixture(scope="session")

@@ -17,9 +17,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def smollm2(tmp_path_factory: pytest.TempPathFactory) -> LocalLLM:
-    shared = PROJECT_ROOT / "data" / "cache"   # reuse a dequantized copy when there is one (else ~17 s once)
-    cache = shared if is_cached("smollm2", shared) else Path(tmp_path_factory.mktemp("model-cache"))
-    llm = LocalLLM("smollm2", cache_dir=cache)
+    from tests.conftest import MODEL_CACHE
+    llm = LocalLLM("smollm2", cache_dir=MODEL_CACHE)
     llm.load()
     return llm
 
