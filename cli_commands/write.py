@@ -5,11 +5,14 @@
     cli.py story twin WORK_ID                  # the same premise and arc, written without the graph
     cli.py story export WORK_ID --format md|epub --out FILE
     cli.py continue WORK_ID --mode plain|kg-prompt|kg-block [--tokens N] --json   # {"text","mode","facts",...}
+    cli.py continue WORK_ID --mode kid [--variant logits|kv] [--tokens N] [--seed S] --json
+                                                     # {"text","boosted","facts","seconds","tokens_per_second"}
 """
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -98,15 +101,44 @@ def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_continue(args: argparse.Namespace) -> dict[str, Any]:
     from core.services import write_service
     store = open_store()
+    if args.mode == "kid":
+        return _continue_kid(store, args)
     try:
         params = ContinueParams(mode=args.mode, tokens=args.tokens, budget_tokens=args.budget,
-                                temperature=args.temperature)
+                                temperature=args.temperature if args.temperature is not None else 0.0)
         text = Path(args.text_file).read_text(encoding="utf-8") if args.text_file else None
         result = write_service.continue_work(store, args.work_id, params, _llm(store, args.work_id, args.llm),
                                              text=text, chapter=args.chapter)
     except (LLMError, ValueError, OSError) as exc:
         raise CliError(str(exc)) from exc
     data = result.as_dict()
+    return data if args.json else data["text"]
+
+
+def _continue_kid(store: Any, args: argparse.Namespace) -> Any:
+    """KID with its own parameters, returning the boosted tokens too (the registry's "kid" uses the defaults)."""
+    from core.services.write_service import fact_pool, work_tail
+    from core.write import ContinuationRequest
+    from core.write.kid import KidMode, KidParams
+    started = time.perf_counter()
+    try:
+        kid = KidMode(KidParams(variant=args.variant, seed=args.seed, max_tokens=args.tokens,
+                                temperature=args.temperature if args.temperature is not None else 1.0))
+        chapters = store.list_chapters(args.work_id)
+        upto = args.chapter or (chapters[-1].index if chapters else 0)
+        text = Path(args.text_file).read_text(encoding="utf-8") if args.text_file else work_tail(store, args.work_id,
+                                                                                                    upto)
+        if not text.strip():
+            raise ValueError("There is no text to continue: write something first.")
+        llm = _llm(store, args.work_id, args.llm)
+        request = ContinuationRequest(text, ContinueParams(mode="kid", tokens=args.tokens, budget_tokens=args.budget),
+                                      llm.count_tokens, facts=lambda: fact_pool(store, args.work_id, upto))
+        prepared = kid.prepare(request)
+        run = kid.run(llm, prepared)
+    except (LLMError, ValueError, OSError) as exc:
+        raise CliError(str(exc)) from exc
+    data = {"text": run.text.strip(), "boosted": run.boosted, "facts": prepared.facts,
+            "seconds": round(time.perf_counter() - started, 3), "tokens_per_second": round(run.tokens_per_second, 2)}
     return data if args.json else data["text"]
 
 
@@ -146,5 +178,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=int, default=1000, help="prompt budget in tokens")
     p.add_argument("--chapter", type=int, default=None, help="continue from the end of this chapter")
     p.add_argument("--text-file", default=None, help="continue this text instead (the work's graph is used)")
-    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--temperature", type=float, default=None, help="default 0 (greedy); 1 for --mode kid")
+    p.add_argument("--variant", choices=("logits", "kv"), default="logits",
+                   help="kid: Algorithm 1 on the logits, or the released code's KV-cache perturbation")
+    p.add_argument("--seed", type=int, default=None, help="kid: sampling seed (the same seed gives the same text)")
     p.set_defaults(func=cmd_continue)

@@ -17,3 +17,4 @@ __all__ = ["ARCS", "PREMISES", "Agents", "ChapterDraft", "ContextChapters", "Con
            "PriorChapter", "StoryGraph", "StoryState", "WriteParams", "finish_draft", "get_mode", "kg_block",
            "mode_names", "plan", "register_mode", "resolve_arc", "resolve_premise", "run",
            "select_context_chapters", "split_marker", "step", "writer_messages"]
+import core.write.kid  # noqa: E402,F401 - registers the "kid" continuation mode

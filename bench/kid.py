@@ -1,0 +1,163 @@
+"""Knowledge Infused Decoding on the book's own graph: plain sampling vs kg-prompt vs KID (logits, kv).
+
+Contexts are cut from chapter ends of a few novels (its last paragraphs, >= 200 words, of chapter c, c >= 2, continued into what
+would be the next chapter). The knowledge is the book's offline KG (kg_service.build_graph on a temporary SQLite
+file), restricted to chapters <= c; the top 5 facts by SBERT cosine to the context's last paragraph are the
+retrieved knowledge for every method. All four methods use the same explicit loop (core.write.kid.decode) with the
+same seed, top-k 20, top-p 0.92, no-repeat 2-grams, temperature 1:
+  plain       the context; no steering
+  kg-prompt   the same facts verbalized and inserted before the last paragraph (Andrus et al.); no steering
+  kid-logits  the context; Algorithm 1 on the next-token distribution (K=3 Adam steps, sigma 0.02, KL trust region)
+  kid-kv      the context; the released code's KV-cache perturbation (3 steps, 0.01, kl 0.01, gamma 1.5, mix .99)
+Metrics per output: Cov = share of the retrieved facts' distinct content-word stems that occur in the output (the
+paper's knowledge coverage, unigram overlap); perplexity of the output under the plain model given the plain
+context; distinct-2 over word bigrams; seconds per generated token.
+
+    .venv/bin/python bench/kid.py                          # 6 contexts x 24 tokens, ~9 min on 2 busy cores
+    .venv/bin/python bench/kid.py --per-novel 1 --tokens 16 --novels a_christmas_carol_pg46
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import table, write_results
+
+from core.llm import get_llm
+from core.nlp import embed
+from core.services.kg_query import facts_for_retrieval
+from core.services.kg_service import build_graph
+from core.services.library import import_book
+from core.write import ContinuationRequest, ContinueParams, FactPool, get_mode
+from core.write.kid import KidMode, KidParams, stem
+from core.write.kid.trie import content_words
+from core.write.modes import PreparedPrompt, verbalize
+
+NOVELS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "novels" / "txt"
+DEFAULT_NOVELS = ("a_christmas_carol_pg46", "the_time_machine_pg35", "alice_in_wonderland_pg11")
+METHODS = ("plain", "kg-prompt", "kid-logits", "kid-kv")
+CONTEXT_WORDS = 200
+
+
+def coverage(output: str, facts: list[str]) -> float:
+    wanted = {stem(w) for f in facts for w in content_words(f)}
+    got = {stem(w) for w in content_words(output)}
+    return len(wanted & got) / len(wanted) if wanted else 0.0
+
+
+def distinct_2(text: str) -> float:
+    toks = text.lower().split()
+    grams = list(zip(toks, toks[1:]))
+    return len(set(grams)) / len(grams) if grams else 0.0
+
+
+def perplexity(llm: Any, prompt: str, output: str) -> float:
+    if not output.strip():
+        return float("nan")
+    scored = llm.token_logprobs(prompt, output)
+    return math.exp(-sum(t.logprob for t in scored) / len(scored))
+
+
+def book_contexts(novel: str, workdir: Path, per_novel: int, rng: random.Random) -> list[dict[str, Any]]:
+    """(chapter, context, fact pool up to that chapter) at `per_novel` chapter ends of the book."""
+    from storage.repository import SqlStore
+    store = SqlStore.from_url(f"sqlite:///{workdir / (novel + '.db')}")
+    path = NOVELS_DIR / f"{novel}.txt"
+    work = import_book(store, path.name, path.read_bytes())
+    build_graph(store, work.id)
+    chapters = [c.index for c in store.list_chapters(work.id) if c.index >= 2]
+    out = []
+    for index in sorted(rng.sample(chapters[:-1], max(0, min(per_novel, len(chapters) - 1)))):
+        paras = [" ".join(p.split()) for p in store.get_chapter(work.id, index).text.split("\n\n") if p.strip()]
+        kept: list[str] = []
+        while paras and sum(len(p.split()) for p in kept) < CONTEXT_WORDS:
+            kept.insert(0, paras.pop())
+        context = "\n\n".join(kept)
+        facts = [verbalize(f.subject, f.relation, f.object) for f in facts_for_retrieval(store, work.id, index)]
+        texts = [t for t in dict.fromkeys(facts) if t]
+        out.append({"novel": novel, "chapter": index, "context": context, "pool": FactPool(texts, embed(texts))})
+    store.engine.dispose()
+    return out
+
+
+def run_methods(llm: Any, ctx: dict[str, Any], tokens: int, seed: int, methods: tuple[str, ...] = METHODS,
+                kl_max: float = KidParams.kl_max) -> list[dict[str, Any]]:
+    params = ContinueParams(mode="kid", budget_tokens=400, facts=5)
+    request = ContinuationRequest(ctx["context"], params, llm.count_tokens, facts=lambda: ctx["pool"], embed=embed)
+    base = KidParams(max_tokens=tokens, seed=seed, kl_max=kl_max)
+    prepared = KidMode(base).prepare(request)
+    facts = [f["text"] for f in prepared.facts]
+    kg_prompt = get_mode("kg-prompt").prepare(ContinuationRequest(
+        ctx["context"], ContinueParams(mode="kg-prompt", budget_tokens=400, facts=5), llm.count_tokens,
+        facts=lambda: ctx["pool"], embed=embed)).prompt
+    runs = {"plain": (KidParams(max_tokens=tokens, seed=seed, steps=0), prepared),
+            "kg-prompt": (KidParams(max_tokens=tokens, seed=seed, steps=0), PreparedPrompt(kg_prompt, [])),
+            "kid-logits": (base, prepared),
+            "kid-kv": (KidParams(max_tokens=tokens, seed=seed, variant="kv"), prepared)}
+    rows = []
+    for method in methods:
+        kid_params, prep = runs[method]
+        result = KidMode(kid_params).run(llm, prep)
+        rows.append({"novel": ctx["novel"], "chapter": ctx["chapter"], "method": method, "text": result.text,
+                     "tokens": len(result.steps), "seconds": result.seconds,
+                     "cov": coverage(result.text, facts), "ppl": perplexity(llm, prepared.prompt, result.text),
+                     "distinct2": distinct_2(result.text), "boosted": len(result.boosted), "facts": facts})
+    return rows
+
+
+def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for method in dict.fromkeys(r["method"] for r in rows):
+        mine = [r for r in rows if r["method"] == method]
+        ppl = [r["ppl"] for r in mine if not math.isnan(r["ppl"])]
+        out.append({"method": method, "n": len(mine), "cov": statistics.mean(r["cov"] for r in mine),
+                    "ppl_median": statistics.median(ppl) if ppl else float("nan"),
+                    "distinct2": statistics.mean(r["distinct2"] for r in mine),
+                    "s_per_token": sum(r["seconds"] for r in mine) / max(1, sum(r["tokens"] for r in mine)),
+                    "boosted_tokens": sum(r["boosted"] for r in mine)})
+    plain = out[0]
+    for row in out:
+        row["cov_x_plain"] = row["cov"] / plain["cov"] if plain["cov"] else float("nan")
+        row["ppl_x_plain"] = row["ppl_median"] / plain["ppl_median"]
+        row["time_x_plain"] = row["s_per_token"] / plain["s_per_token"]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--novels", nargs="+", default=list(DEFAULT_NOVELS))
+    ap.add_argument("--per-novel", type=int, default=2)
+    ap.add_argument("--tokens", type=int, default=24)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS), help="plain first")
+    ap.add_argument("--kl-max", type=float, default=KidParams.kl_max, help="KID logits trust region")
+    args = ap.parse_args()
+    started = time.perf_counter()
+    llm = get_llm("local:smollm2")
+    rng = random.Random(args.seed)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        contexts = [c for novel in args.novels for c in book_contexts(novel, Path(tmp), args.per_novel, rng)]
+    for i, ctx in enumerate(contexts):
+        rows += run_methods(llm, ctx, args.tokens, args.seed + i, tuple(args.methods), args.kl_max)
+        print(f"context {i + 1}/{len(contexts)} done ({time.perf_counter() - started:.0f} s)", flush=True)
+    summary = summarize(rows)
+    print(table(summary, ["method", "n", "cov", "cov_x_plain", "ppl_median", "ppl_x_plain", "distinct2",
+                          "s_per_token", "time_x_plain", "boosted_tokens"]))
+    write_results("kid", {"llm": "local:smollm2", "novels": args.novels, "per_novel": args.per_novel,
+                          "tokens": args.tokens, "seed": args.seed, "kl_max": args.kl_max, "summary": summary,
+                          "rows": rows,
+                          "command": f".venv/bin/python bench/kid.py --per-novel {args.per_novel} --tokens "
+                                     f"{args.tokens} --novels {' '.join(args.novels)} --methods {' '.join(args.methods)} "
+                                     f"--kl-max {args.kl_max}",
+                          "seconds": round(time.perf_counter() - started, 1)})
+
+
+if __name__ == "__main__":
+    main()

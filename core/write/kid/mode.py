@@ -1,0 +1,113 @@
+"""The "kid" continuation mode: the text before the cursor is continued as raw text by the KID loop, steered by the
+work's facts most similar to the end of the text (SBERT cosine, as KID retrieves its documents).
+
+`KidMode(params)` carries its KidParams; the registered instance uses the defaults. `run()` gives the text with the
+`boosted` record of every token whose probability KID raised; `generate()` streams the same loop as a TextStream.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.llm.base import Completion, Stopwatch, TextStream
+from core.write.fit import fit_end
+from core.write.kid.params import KidParams, Step, boosted_records
+from core.write.kid.memory import EntityMemory, entities_in
+from core.write.kid.trie import KnowledgeTrie
+from core.write.modes import (ContinuationMode, ContinuationRequest, FactPool, PreparedPrompt, _default_embed,
+                              split_last_paragraph, top_facts)
+from core.write.params import DecodeParams
+
+_LEADING_NAME = re.compile(r"^((?:[A-Z][\w'\u2019-]*\s+)*[A-Z][\w'\u2019-]*)\s+(.+)$")
+
+
+def triple_from_text(text: str) -> tuple[str, str, str]:
+    """(subject, rest, "") of a verbalized fact: its leading run of capitalized words is the subject ("Mr Darcy
+    loves Elizabeth." -> ("Mr Darcy", "loves Elizabeth", "")); without one, its first word."""
+    text = text.strip().rstrip(".!?")
+    match = _LEADING_NAME.match(text)
+    if match:
+        return match.group(1), match.group(2), ""
+    head, _, rest = text.partition(" ")
+    return head, rest, ""
+
+
+@dataclass
+class KidCompletion(Completion):
+    boosted: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+
+
+@dataclass
+class KidRun:
+    text: str
+    boosted: list[dict[str, Any]]
+    steps: list[Step]
+    seconds: float
+
+    @property
+    def tokens_per_second(self) -> float:
+        return len(self.steps) / self.seconds if self.seconds > 0 else 0.0
+
+
+class KidMode(ContinuationMode):
+    name = "kid"
+    description = "Knowledge Infused Decoding: the graph's facts steer every token (local model only)."
+    needs_graph = True
+
+    def __init__(self, params: KidParams | None = None) -> None:
+        self.params = params or KidParams()
+
+    def prepare(self, request: ContinuationRequest) -> PreparedPrompt:
+        """The plain prompt, and the top facts by similarity to the last paragraph (the trie's knowledge)."""
+        prompt = fit_end(request.text, request.params.budget_tokens, request.count_tokens)
+        pool = request.facts() if request.facts else FactPool()
+        _, last = split_last_paragraph(request.text)
+        facts = top_facts(pool, last, self.params.facts, request.embed or _default_embed)
+        notes = [] if pool.texts else ["The work has no graph facts yet: KID decodes like plain sampling."]
+        return PreparedPrompt(prompt, facts, notes)
+
+    def params_for(self, decode: DecodeParams | None) -> KidParams:
+        if decode is None:
+            return self.params
+        from dataclasses import replace
+        return replace(self.params, max_tokens=decode.max_tokens,
+                       seed=self.params.seed if self.params.seed is not None else decode.seed)
+
+    def steps(self, llm: Any, prepared: PreparedPrompt, params: KidParams) -> Generator[Step, None, None]:
+        """The KID loop on `llm`'s model for this prompt: trie from the prepared facts, memory from the prompt."""
+        if not hasattr(llm, "model") or not hasattr(llm, "tokenizer"):
+            raise ValueError("KID needs a local model with logits access (e.g. local:smollm2).")
+        trie = KnowledgeTrie.build(triple_from_text(f["text"]) for f in prepared.facts)
+        memory = EntityMemory(params.hops)
+        memory.extend(entities_in(prepared.prompt, trie))
+        tok = llm.tokenizer
+        eos = llm.model.generation_config.eos_token_id
+        stop = eos if isinstance(eos, list) else [eos] if eos is not None else []
+        ids = list(tok(prepared.prompt, add_special_tokens=True)["input_ids"])
+        from core.write.kid.decode import kid_decode  # torch is imported only when KID runs
+        yield from kid_decode(llm.model, tok, ids, params, trie, memory, stop_ids=stop)
+
+    def run(self, llm: Any, prepared: PreparedPrompt, decode: DecodeParams | None = None) -> KidRun:
+        watch = Stopwatch()
+        steps = list(self.steps(llm, prepared, self.params_for(decode)))
+        text = "".join(s.piece for s in steps)
+        return KidRun(text, boosted_records(steps), steps, watch.elapsed())
+
+    def generate(self, llm: Any, prepared: PreparedPrompt, decode: DecodeParams) -> TextStream:
+        params = self.params_for(decode)
+
+        def pieces() -> Generator[str, None, Completion]:
+            watch = Stopwatch()
+            steps: list[Step] = []
+            for step in self.steps(llm, prepared, params):
+                steps.append(step)
+                if step.piece:
+                    yield step.piece
+            text = "".join(s.piece for s in steps)
+            return KidCompletion(text, 0, len(steps), watch.elapsed(), "length" if len(steps) >= params.max_tokens
+                                 else "stop", getattr(llm, "name", ""), boosted_records(steps), steps)
+
+        return TextStream(pieces(), getattr(llm, "name", "kid"))

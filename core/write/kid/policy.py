@@ -1,0 +1,125 @@
+"""The two ways KID moves the next-token distribution toward the knowledge demonstrations.
+
+(a) `LogitsPolicy`: the paper's Algorithm 1 on the next-token distribution. pi* starts as the LM's pi; K Adam steps
+    ascend J = sum_v w_v log pi*(v) - beta KL(pi || pi*) (w_v = pi*(v)/pi(v), the importance weight of eq. 3, held
+    fixed within a step); beta adapts toward the target divergence sigma (x2 when KL >= 2 sigma, /2 when KL <=
+    sigma/2) and carries over to the next token. A trust region then guarantees KL(pi || pi*) <= kl_bound by pulling
+    the logits back toward the LM's along the straight line (bisection).
+(b) `perturb_kv`: the released code's PPLM-style update of the key/value cache: kid_steps gradient steps on the
+    cache of the context (step_size, gradient normalized by its norm ** gamma) against -log sum p(demos) +
+    kl_scale KL(p_pert || p_LM); the final distribution mixes p_KID^0.99 * p_LM^0.01.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+
+def kl(log_p: torch.Tensor, log_q: torch.Tensor) -> torch.Tensor:
+    """KL(p || q) for log-probability vectors."""
+    return torch.sum(log_p.exp() * (log_p - log_q))
+
+
+def demo_mass(logits: torch.Tensor, targets: Sequence[int]) -> float:
+    return float(torch.softmax(logits.float(), -1)[list(targets)].sum())
+
+
+@dataclass
+class LogitsPolicy:
+    """Algorithm 1 (trie-constrained policy gradient). `beta` is state: it adapts from token to token."""
+
+    steps: int = 3
+    lr: float = 0.3
+    sigma: float = 0.02
+    kl_bound: float = 0.04          # the trust region: 2 sigma, where Algorithm 1 starts doubling beta
+    beta: float = 1.0
+    last_kl: float = 0.0
+
+    def update(self, logits: torch.Tensor, targets: Sequence[int]) -> torch.Tensor:
+        """Logits of pi*, the policy moved toward `targets` within KL(pi || pi*) <= kl_bound."""
+        if not targets or self.steps < 1 or self.lr <= 0:
+            return logits
+        idx = torch.tensor(sorted(set(targets)))
+        base = logits.detach().float()
+        log_pi = torch.log_softmax(base, -1)
+        z = base.clone().requires_grad_(True)
+        opt = torch.optim.Adam([z], lr=self.lr)
+        with torch.enable_grad():
+            for _ in range(self.steps):
+                log_star = torch.log_softmax(z, -1)
+                # importance weight pi*/pi of eq. 3, fixed for this step (off-policy correction)
+                weight = (log_star[idx] - log_pi[idx]).detach().exp()
+                gain = torch.sum(weight * log_star[idx]) / len(idx)       # knowledge gain r_t
+                divergence = kl(log_pi, log_star)
+                loss = -(gain - self.beta * divergence)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                # adaptive beta: keep the divergence near sigma
+                d = float(kl(log_pi, torch.log_softmax(z.detach(), -1)))
+                if d >= 2 * self.sigma:
+                    self.beta *= 2
+                elif d <= self.sigma / 2:
+                    self.beta /= 2
+        return self._trust_region(base, z.detach())
+
+    def _trust_region(self, base: torch.Tensor, moved: torch.Tensor) -> torch.Tensor:
+        """The largest step from `base` toward `moved` (a fraction found by bisection) whose KL is within bound."""
+        log_pi = torch.log_softmax(base, -1)
+
+        def divergence(t: float) -> float:
+            return float(kl(log_pi, torch.log_softmax(base + t * (moved - base), -1)))
+
+        if divergence(1.0) <= self.kl_bound:
+            self.last_kl = divergence(1.0)
+            return moved
+        low, high = 0.0, 1.0
+        for _ in range(20):
+            mid = (low + high) / 2
+            low, high = (mid, high) if divergence(mid) <= self.kl_bound else (low, mid)
+        self.last_kl = divergence(low)
+        return base + low * (moved - base)
+
+
+@dataclass(frozen=True)
+class KvSettings:
+    steps: int = 3
+    step_size: float = 0.01
+    kl_scale: float = 0.01
+    gamma: float = 1.5
+    mix: float = 0.99               # p = p_KID^mix * p_LM^(1 - mix)
+
+
+def perturb_kv(model: Any, past: Sequence[tuple[torch.Tensor, torch.Tensor]], last_id: int, logits: torch.Tensor,
+               targets: Sequence[int], settings: KvSettings = KvSettings()) -> torch.Tensor:
+    """Logits after the released code's KV-cache perturbation. `past` is the cache of the context without its last
+    token `last_id`; `logits` are the unperturbed next-token logits (the LM's)."""
+    from transformers import DynamicCache
+    if not targets or settings.steps < 1:
+        return logits
+    idx = torch.tensor(sorted(set(targets)))
+    log_lm = torch.log_softmax(logits.detach().float(), -1)
+    deltas = [(torch.zeros_like(k, requires_grad=True), torch.zeros_like(v, requires_grad=True)) for k, v in past]
+    ids = torch.tensor([[last_id]])
+
+    def forward() -> torch.Tensor:
+        cache = DynamicCache(ddp_cache_data=[(k + dk, v + dv) for (k, v), (dk, dv) in zip(past, deltas)])
+        return torch.log_softmax(model(input_ids=ids, past_key_values=cache, use_cache=True).logits[0, -1].float(), -1)
+
+    with torch.enable_grad():
+        for _ in range(settings.steps):
+            log_p = forward()
+            # attribute loss toward the demonstrations, plus the KL that keeps p near the LM's
+            loss = -torch.logsumexp(log_p[idx], 0) + settings.kl_scale * kl(log_p, log_lm)
+            flat = [t for pair in deltas for t in pair]
+            grads = torch.autograd.grad(loss, flat)
+            with torch.no_grad():
+                for t, g in zip(flat, grads):
+                    t -= settings.step_size * g / (g.norm() + 1e-15) ** settings.gamma
+    with torch.no_grad():
+        log_kid = forward()
+    # final mix p_KID^0.99 * p_LM^0.01, as log-probabilities (renormalized by the sampler's softmax)
+    return settings.mix * log_kid + (1 - settings.mix) * log_lm
