@@ -75,6 +75,12 @@ def clear_role_assignment(store: Store) -> None:
     store.set_meta(ROLES_META_KEY, RoleAssignment().as_json())
 
 
+# Measured exceptions to the built-in default (only when FABULA_LLM is not set): Gemma 3 270M is a base model
+# that wins the QA probe (bench/llm.py) but cannot follow the writer's chapter prompt (it answers with
+# "Answer: ..." lines; bench/retention_writing.py), so writing defaults to the instruction-tuned SmolLM2.
+BUILTIN_ROLE_DEFAULTS: dict[str, str] = {"writing": "local:smollm2"}
+
+
 def resolve_llm_name(store: Store | None, role: str, cli_override: str | None = None,
                      settings: Settings | None = None) -> str:
     """The PROVIDER:MODEL that serves `role` (see the module docstring for the order)."""
@@ -96,6 +102,8 @@ def resolve_with_source(store: Store | None, role: str, cli_override: str | None
     set_fields = settings.model_fields_set
     if f"llm_{role}" in set_fields and getattr(settings, f"llm_{role}"):
         return settings.llm_for(role), f"FABULA_LLM_{role.upper()}"
+    if "llm" not in set_fields and role in BUILTIN_ROLE_DEFAULTS:
+        return BUILTIN_ROLE_DEFAULTS[role], "built-in default for this role"
     return settings.llm, ("FABULA_LLM" if "llm" in set_fields else "built-in default")
 
 
