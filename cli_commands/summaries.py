@@ -1,0 +1,220 @@
+"""Summary commands: summarize chapters (with or without the knowledge graph), read, edit and export summaries, and
+score summaries with KGScore, ROUGE and embedding similarity.
+
+    cli.py summarize 3 --chapter 5 [--no-kg | --both] [--llm openai:gpt-4o-mini] --json
+    cli.py summarize 3 --all --both [--force] [--estimate]          # resumable; the estimate goes to stderr first
+    cli.py summaries show 3 --chapter 5 --json ; summaries list 3 ; summaries export 3 --out book.md
+    cli.py summaries preview 3 --chapter 5 [--budget 4096]          # the KG lines it would get, no generation
+    cli.py summaries edit 3 --chapter 5 --mode kg --file mine.txt   # kept as the user's, never overwritten
+    cli.py kgscore --generated gen.txt --reference ref.txt [--offline] --json
+    cli.py kgscore --pairs pairs.jsonl [--offline] --json           # one {"generated", "reference"} per line
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli_error, open_store
+from core.llm import LLMError
+from core.summarize import MODES, SummaryParams
+
+SCORE_KEYS = ("precision", "recall", "f1", "rouge1", "rouge2", "rougeL", "embedding_similarity")
+
+
+def _progress(done: int, total: int, message: str) -> None:
+    if sys.stderr.isatty():
+        print(f"[{done}/{total}] {message}", file=sys.stderr)
+
+
+def _params(args: argparse.Namespace) -> SummaryParams:
+    try:
+        return SummaryParams(context_tokens=args.budget, summary_tokens=args.summary_tokens,
+                             kg_format=args.kg_format)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _modes(args: argparse.Namespace) -> tuple[str, ...]:
+    return MODES if args.both else (("no_kg",) if args.no_kg else ("kg",))
+
+
+@not_found_as_cli_error
+def cmd_summarize(args: argparse.Namespace) -> Any:
+    from core.services import llm_service, summary_service as ss
+    if bool(args.chapter) == args.all:
+        raise CliError("give --chapter N (repeatable) or --all")
+    store, params, modes = open_store(), _params(args), _modes(args)
+    try:
+        name = llm_service.resolve_llm_name(store, "summarizing", args.llm)
+        estimate = ss.estimate(store, args.work_id, args.chapter or None, modes, params, name)
+    except (LLMError, ss.SummaryError) as exc:
+        raise CliError(str(exc)) from exc
+    if args.estimate:
+        return estimate
+    print(f"estimate: {estimate['units']} summaries, ~{estimate['calls']} calls, ~{estimate['input_tokens']:,} input "
+          f"+ {estimate['output_tokens']:,} output tokens with {name}: {estimate['cost']['label']}", file=sys.stderr)
+    try:
+        report = ss.summarize(store, args.work_id, chapters=args.chapter or None, modes=modes, params=params,
+                              llm_override=args.llm, force=bool(args.chapter) or args.force, on_progress=_progress)
+    except ss.SummaryError as exc:
+        raise CliError(str(exc)) from exc
+    except LLMError as exc:
+        raise CliError(f"{exc} (finished summaries are saved; run the command again to resume)") from exc
+    shown = [ss.chapter_view(store, args.work_id, c) for c in (args.chapter or estimate["chapters"])]
+    result = {**report.as_dict(), "estimate": estimate,
+              "shown": [ss.summary_dict(v[m]["shown"]) for v in shown for m in modes if v[m]["shown"]]}
+    if not args.json:
+        return "\n\n".join(f"Chapter {s['chapter']} ({s['mode']}, {'edited by you' if s['user_edited'] else s['model']})"
+                           f"\n{s['text']}" for s in result["shown"]) + f"\n\n({report.tally.get('label', '')})"
+    return result
+
+
+@not_found_as_cli_error
+def cmd_show(args: argparse.Namespace) -> Any:
+    from core.services import summary_service as ss
+    view = ss.chapter_view(open_store(), args.work_id, args.chapter)
+    return {"chapter": view["chapter"], "title": view["title"],
+            **{m: None if view[m]["shown"] is None else {**ss.summary_dict(view[m]["shown"]), "stale": view[m]["stale"],
+                                                         "versions": view[m]["versions"]} for m in MODES}}
+
+
+@not_found_as_cli_error
+def cmd_preview(args: argparse.Namespace) -> Any:
+    from core.services import summary_service as ss
+    try:
+        result = ss.preview(open_store(), args.work_id, args.chapter, _params(args), llm_override=args.llm)
+    except (LLMError, ss.SummaryError) as exc:
+        raise CliError(str(exc)) from exc
+    return result if args.json else "\n".join(result["kg_lines"]) + (
+        f"\n({result['edges_given']} of {result['edges_available']} edges; {result['prompt_tokens']} of "
+        f"{result['budget']} prompt tokens)")
+
+
+@not_found_as_cli_error
+def cmd_list(args: argparse.Namespace) -> Any:
+    from core.services import summary_service as ss
+    return ss.overview(open_store(), args.work_id)
+
+
+@not_found_as_cli_error
+def cmd_export(args: argparse.Namespace) -> Any:
+    from core.services import summary_service as ss
+    markdown, filename = ss.export_markdown(open_store(), args.work_id)
+    if args.out:
+        Path(args.out).write_text(markdown, encoding="utf-8")
+        return {"written": args.out, "bytes": len(markdown.encode("utf-8"))}
+    return markdown if not args.json else {"filename": filename, "markdown": markdown}
+
+
+@not_found_as_cli_error
+def cmd_edit(args: argparse.Namespace) -> Any:
+    from core.services import summary_service as ss
+    text = args.text if args.text is not None else _read(args.file) if args.file else None
+    if text is None:
+        raise CliError("give the new summary with --text or --file")
+    try:
+        return ss.summary_dict(ss.save_edit(open_store(), args.work_id, args.chapter, args.mode, text))
+    except ss.SummaryError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _read(path: str) -> str:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"Cannot read {path}: {exc}") from exc
+    if not text.strip():
+        raise CliError(f"{path} is empty")
+    return text
+
+
+def _read_pairs(path: str) -> list[dict[str, str]]:
+    """Every line's {"generated", "reference"}, validated before anything is scored."""
+    pairs = []
+    for number, line in enumerate(_read(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CliError(f"{path}, line {number}: not JSON ({exc.msg})") from exc
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item[k].strip()
+                                                 for k in ("generated", "reference")):
+            raise CliError(f'{path}, line {number}: expected {{"generated": "...", "reference": "..."}} (non-empty)')
+        pairs.append(item)
+    return pairs
+
+
+def cmd_kgscore(args: argparse.Namespace) -> Any:
+    from core.services import summary_service as ss
+    if (args.pairs and (args.generated or args.reference)) or (not args.pairs and not (args.generated and
+                                                                                      args.reference)):
+        raise CliError("give --generated FILE and --reference FILE, or --pairs FILE.jsonl")
+    pairs = _read_pairs(args.pairs) if args.pairs else [{"generated": _read(args.generated),
+                                                         "reference": _read(args.reference)}]
+    try:
+        scorer = ss.make_scorer(None if args.offline else open_store(), offline=args.offline, llm_override=args.llm)
+        results = []
+        for pair in pairs:  # models load once, on the first pair
+            score = scorer.score(pair["generated"], pair["reference"])
+            results.append({**({"id": pair["id"]} if "id" in pair else {}), **score})
+    except (LLMError, ValueError) as exc:
+        raise CliError(str(exc)) from exc
+    if args.pairs:
+        args.jsonl = True
+        return results if args.json else [{k: r.get(k) for k in ("id", *SCORE_KEYS) if k in r} for r in results]
+    return results[0]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_llm_flag(add_json_flag(sub.add_parser("summarize", help="summarize chapters (with the graph or not)")))
+    p.add_argument("work_id", type=int)
+    p.add_argument("--chapter", type=int, action="append", metavar="N", help="a chapter (repeatable); always new")
+    p.add_argument("--all", action="store_true", help="every chapter not summarized yet (resumable)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--no-kg", action="store_true", help="the baseline: the chapter text only")
+    mode.add_argument("--both", action="store_true", help="with and without the knowledge graph")
+    p.add_argument("--force", action="store_true", help="with --all: regenerate up-to-date summaries too")
+    p.add_argument("--estimate", action="store_true", help="only print the cost estimate")
+    p.add_argument("--budget", type=int, default=None, help="context tokens (default: the model's whole window)")
+    p.add_argument("--summary-tokens", type=int, default=200, help="longest summary, in tokens")
+    p.add_argument("--kg-format", choices=("lines", "tokens"), default="lines")
+    p.set_defaults(func=cmd_summarize)
+
+    group = sub.add_parser("summaries", help="read, edit and export chapter summaries")
+    cmds = group.add_subparsers(dest="summaries_command", required=True)
+    p = add_json_flag(cmds.add_parser("show", help="a chapter's summaries (both modes) and the KG lines given"))
+    p.add_argument("work_id", type=int)
+    p.add_argument("--chapter", type=int, required=True)
+    p.set_defaults(func=cmd_show)
+    p = add_llm_flag(add_json_flag(cmds.add_parser("preview", help="the KG lines a chapter's summary would get")))
+    p.add_argument("work_id", type=int)
+    p.add_argument("--chapter", type=int, required=True)
+    p.add_argument("--budget", type=int, default=None, help="context tokens (default: the model's whole window)")
+    p.add_argument("--summary-tokens", type=int, default=200)
+    p.add_argument("--kg-format", choices=("lines", "tokens"), default="lines")
+    p.set_defaults(func=cmd_preview)
+    p = add_json_flag(cmds.add_parser("list", help="which chapters have summaries"))
+    p.add_argument("work_id", type=int)
+    p.set_defaults(func=cmd_list)
+    p = add_json_flag(cmds.add_parser("export", help="every summary as Markdown"))
+    p.add_argument("work_id", type=int)
+    p.add_argument("--out", default=None, help="write to this file instead of stdout")
+    p.set_defaults(func=cmd_export)
+    p = add_json_flag(cmds.add_parser("edit", help="save your own version of a summary"))
+    p.add_argument("work_id", type=int)
+    p.add_argument("--chapter", type=int, required=True)
+    p.add_argument("--mode", choices=MODES, default="kg")
+    p.add_argument("--text", default=None)
+    p.add_argument("--file", default=None)
+    p.set_defaults(func=cmd_edit)
+
+    p = add_llm_flag(add_json_flag(sub.add_parser("kgscore", help="KGScore, ROUGE and embedding similarity")))
+    p.add_argument("--generated", metavar="FILE", default=None)
+    p.add_argument("--reference", metavar="FILE", default=None)
+    p.add_argument("--pairs", metavar="FILE.jsonl", default=None, help='one {"generated", "reference"} per line')
+    p.add_argument("--offline", action="store_true", help="Open IE edges instead of the Appendix F prompt (no LLM)")
+    p.set_defaults(func=cmd_kgscore)

@@ -1,0 +1,163 @@
+"""KGScore (section 3.5 of "Generating and evaluating long story summaries with knowledge graphs"), with ROUGE and an
+embedding similarity beside it.
+
+    scorer = SummaryScorer(extractor=OfflineEdgeExtractor())     # or LLMEdgeExtractor(llm): the Appendix F prompt
+    scorer.score(generated, reference) -> {"precision", "recall", "f1", "rouge1", "rouge2", "rougeL",
+                                           "embedding_similarity", "entities", "generated_edges", ...}
+    kg_score(generated_edges, reference_edges, embed)           # eqs. (5)-(9) on edges already extracted
+
+Entities come from the reference only (spaCy NER), and the edges of both summaries are extracted for those same
+entities. For each generated edge, the reference edges with the same subject and object are its candidates (eq. 5);
+it scores the best cosine similarity between its predicate's embedding and theirs, 0 without candidates (eqs. 6-7).
+Precision averages over the generated edges, recall the other way round over the reference edges (eq. 8), F1 is their
+harmonic mean (eq. 9). Scores are fractions (0-1); the paper prints them as percentages.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+EmbedFn = Callable[[Sequence[str]], np.ndarray]
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
+@dataclass(frozen=True)
+class ScoreEdge:
+    """A summary-graph edge between entity keys; a self-loop (a description) has object == subject."""
+
+    subject: str
+    object: str
+    predicate: str
+
+    @property
+    def is_self_loop(self) -> bool:
+        return self.subject == self.object
+
+
+def entity_key(name: str) -> str:
+    """How entity names are matched between the two graphs: case, spacing, a leading article and a possessive do
+    not matter ("The Aphrodite's" == "aphrodite"). Aliases are not resolved (the paper's limitation too)."""
+    key = " ".join(name.replace("’", "'").split()).strip(" \"'.,;:!?()[]").lower()
+    key = _POSSESSIVE.sub("", key).strip()
+    return _ARTICLE.sub("", key).strip()
+
+
+@dataclass
+class KGScore:
+    precision: float
+    recall: float
+    f1: float
+    generated_edges: int
+    reference_edges: int
+    matched_generated: int   # |E'_g|: generated edges with at least one same-subject-and-object reference edge
+    matched_reference: int   # |E'_r|
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return m / np.where(norms > 0, norms, 1.0)
+
+
+def _directional(a: Sequence[ScoreEdge], b: Sequence[ScoreEdge], cos: Callable[[str, str], float]) -> \
+        tuple[float, int]:
+    """(1/|a|) * sum over a' of the max cosine over the same-(subject, object) edges of b, and |a'| (eqs. 5-7)."""
+    if not a:
+        return 0.0, 0
+    by_ends: dict[tuple[str, str], list[str]] = {}
+    for e in b:
+        by_ends.setdefault((e.subject, e.object), []).append(e.predicate)
+    total, matched = 0.0, 0
+    for e in a:
+        candidates = by_ends.get((e.subject, e.object))      # E_{b,e} (eq. 5); e is in a' when it is not empty
+        if candidates:
+            matched += 1
+            total += max(cos(e.predicate, p) for p in candidates)
+    return total / len(a), matched
+
+
+def kg_score(generated: Sequence[ScoreEdge], reference: Sequence[ScoreEdge], embed: EmbedFn) -> KGScore:
+    """Eqs. (5)-(9), with every distinct predicate embedded once."""
+    predicates = list(dict.fromkeys([e.predicate for e in generated] + [e.predicate for e in reference]))
+    matrix = np.zeros((0, 0))
+    if generated and reference:
+        vectors = _unit(np.asarray(embed(predicates)))
+        matrix = vectors @ vectors.T
+    row = {p: i for i, p in enumerate(predicates)}
+
+    def cos(p: str, q: str) -> float:
+        return float(matrix[row[p], row[q]])
+
+    precision, matched_g = _directional(generated, reference, cos)
+    recall, matched_r = _directional(reference, generated, cos)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return KGScore(precision, recall, f1, len(generated), len(reference), matched_g, matched_r)
+
+
+class EdgeExtractor(Protocol):
+    name: str
+
+    def extract(self, text: str, entities: Sequence[str]) -> list[ScoreEdge]: ...
+
+
+class SummaryScorer:
+    """KGScore, ROUGE-1/2/L and embedding similarity of generated summaries against references, with models loaded
+    once. Reference entities and edges are cached by reference text, so scoring several generated summaries against
+    one reference extracts the reference once."""
+
+    def __init__(self, extractor: EdgeExtractor, *, nlp: Any = None, embed: EmbedFn | None = None,
+                 rouge: bool = True, similarity: bool = True) -> None:
+        self.extractor, self.nlp, self.rouge, self.similarity = extractor, nlp, rouge, similarity
+        self._embed = embed
+        self._references: dict[str, tuple[list[str], list[ScoreEdge]]] = {}
+
+    @property
+    def embed(self) -> EmbedFn:
+        if self._embed is None:
+            from core.nlp import embed
+            self._embed = embed
+        return self._embed
+
+    def reference_graph(self, reference: str) -> tuple[list[str], list[ScoreEdge]]:
+        """The reference's entities (spaCy NER) and its edges among them (cached)."""
+        hit = self._references.get(reference)
+        if hit is None:
+            from core.metrics.kgscore_offline import reference_entities
+            entities = reference_entities(reference, self.nlp)
+            hit = (entities, self.extractor.extract(reference, entities))
+            if len(self._references) > 256:
+                self._references.clear()
+            self._references[reference] = hit
+        return hit
+
+    def score(self, generated: str, reference: str) -> dict[str, Any]:
+        if not generated.strip() or not reference.strip():
+            raise ValueError("Both the generated and the reference summary must contain text.")
+        entities, reference_edges = self.reference_graph(reference)
+        generated_edges = self.extractor.extract(generated, entities)
+        kg = kg_score(generated_edges, reference_edges, self.embed)
+        result: dict[str, Any] = {"precision": round(kg.precision, 6), "recall": round(kg.recall, 6),
+                                  "f1": round(kg.f1, 6)}
+        if self.rouge:
+            from core.metrics.rouge_wrap import rouge_scores
+            result.update(rouge_scores(generated, reference))
+        if self.similarity:
+            from core.metrics.rouge_wrap import embedding_similarity
+            result["embedding_similarity"] = round(embedding_similarity(generated, reference, self.embed), 6)
+        result.update({"extractor": self.extractor.name, "entities": len(entities),
+                       "generated_edges": kg.generated_edges, "reference_edges": kg.reference_edges,
+                       "matched_generated": kg.matched_generated, "matched_reference": kg.matched_reference})
+        return result
+
+    def edges(self, text: str, reference: str) -> dict[str, list[ScoreEdge]]:
+        """The two graphs compared for (text, reference): for inspection."""
+        entities, reference_edges = self.reference_graph(reference)
+        return {"generated": self.extractor.extract(text, entities), "reference": reference_edges}

@@ -1,0 +1,174 @@
+"""KGScore's entities (spaCy NER on the reference) and the offline edge extractor, which needs no LLM: the project's
+Open IE triples (core.kg.openie) with the Andrus filters, restricted to the given entities.
+
+A triple between two of the entities is an edge; a triple with one entity end is a self-loop on that entity whose
+predicate carries the rest ("Strike | takes over the ship" -> (strike, strike, "takes over the ship")), as in the
+book graph (core.kg.graph). Both summaries are read for exactly the same entities, as the paper does.
+
+The paper used spaCy's transformer pipeline and an LLM that resolves "he" and "Hendricks" by itself; with the small
+spaCy model and no LLM, three plain rules stand in (the same for both summaries):
+- entities: spaCy's named entities, plus proper nouns the model missed that occur at least twice in the reference;
+- names: an entity is also found by a word of its name when that word belongs to no other entity ("Hendricks" for
+  "I.V. Hendricks"; honorifics and short words never count);
+- pronouns: a sentence whose subject is "he" or "she" continues the last sentence that had an entity as its subject.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from core import nlp as nlp_helpers
+from core.kg.filters import violated_rule
+from core.kg.names import ADDRESS_WORDS, HONORIFICS, normalize_name
+from core.kg.offline import find_mentions
+from core.kg.openie import as_phrase, text_of, triples_from_sentence
+from core.metrics.kgscore import ScoreEdge, entity_key
+
+_SIMPLE_TOKENS = re.compile(r"\w+|[^\w\s]")
+SUBJECT_PRONOUNS = frozenset({"he", "she"})
+MIN_REPEATS = 2
+MIN_PART_CHARS = 3
+Lookup = dict[int, tuple[int, int, str]]
+
+
+def _parse(text: str, nlp: Any = None) -> Any:
+    model = nlp or nlp_helpers.load_spacy()
+    return next(nlp_helpers.pipe([nlp_helpers.clean_for_parsing(text)], nlp=model, disable=nlp_helpers.KG_DISABLE))
+
+
+def _repeated_proper_nouns(doc: Any, covered: set[int]) -> list[str]:
+    """Runs of title-case proper nouns outside the entity spans that occur at least MIN_REPEATS times."""
+    runs: list[tuple[int, str]] = []
+    i = 0
+    while i < len(doc):
+        j = i
+        while j < len(doc) and j not in covered and doc[j].pos_ == "PROPN" and doc[j].text[:1].isupper() \
+                and doc[j].text.replace(".", "").replace("-", "").isalnum():
+            j += 1
+        if j > i:
+            name = normalize_name(doc[i:j].text)
+            if name and name.lower().rstrip(".") not in ADDRESS_WORDS:
+                runs.append((i, name))
+            i = j
+        else:
+            i += 1
+    counts = Counter(name for _, name in runs)
+    return [name for name in dict.fromkeys(n for _, n in runs) if counts[name] >= MIN_REPEATS]
+
+
+def reference_entities(text: str, nlp: Any = None) -> list[str]:
+    """The named entities of a (reference) summary, first occurrence order, one name per entity key. A name that is
+    another entity's name with an honorific in front ("Captain Anna Grey") or one word of exactly one other entity's
+    name ("Grey") is not a separate entity: entity_lookup finds it as that entity."""
+    doc = _parse(text, nlp)
+    mentions = find_mentions(doc)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    seen: dict[str, str] = {}
+    for name in [m.name for m in mentions] + _repeated_proper_nouns(doc, covered):
+        key = entity_key(name)
+        if key and key not in seen:
+            seen[key] = name
+    keys = set(seen)
+    seen = {k: n for k, n in seen.items() if not (len(k.split()) > 1 and k.split()[0].rstrip(".") in HONORIFICS
+                                                   and k.split(" ", 1)[1] in keys)}
+    owners = Counter(w for k in seen if len(k.split()) > 1 for w in set(k.split()))
+    return [name for key, name in seen.items() if len(key.split()) > 1 or owners[key] != 1]
+
+
+def _words(tokens: Sequence[str]) -> tuple[str, ...]:
+    return tuple(w.lower().rstrip(".").replace("’", "'") for w in tokens if w.strip())
+
+
+def name_patterns(entities: Sequence[str], tokenize: Callable[[str], list[str]]) -> dict[tuple[str, ...], str]:
+    """Word sequences that denote each entity (its full name, and each distinctive word of a longer name) -> key."""
+    full = {_words(tokenize(e)): entity_key(e) for e in entities}
+    full = {w: k for w, k in full.items() if w}
+    owners: dict[str, set[str]] = {}
+    for words, key in full.items():
+        if len(words) > 1:
+            for w in words:
+                owners.setdefault(w, set()).add(key)
+    parts = {(w,): next(iter(keys)) for w, keys in owners.items()
+             if len(keys) == 1 and len(w) >= MIN_PART_CHARS and w.isalpha() and w not in HONORIFICS
+             and w not in ADDRESS_WORDS and (w,) not in full}
+    return {**parts, **full}
+
+
+def entity_lookup(doc: Any, entities: Sequence[str], tokenize: Callable[[str], list[str]] | None = None) -> Lookup:
+    """Token index -> (start, end, entity key) for every occurrence of an entity's words in `doc` (tokenize entity
+    names the way `doc` was: pass the pipeline's tokenizer); the longest match wins. A capitalised word is needed
+    for a one-word match, so "mars" the verb is not Mars."""
+    by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for words, key in name_patterns(entities, tokenize or _SIMPLE_TOKENS.findall).items():
+        by_first.setdefault(words[0], []).append((words, key))
+    for options in by_first.values():
+        options.sort(key=lambda p: -len(p[0]))
+    lowered = _words([t.text for t in doc])
+    found: Lookup = {}
+    i = 0
+    while i < len(lowered):
+        for words, key in by_first.get(lowered[i], ()):
+            if lowered[i:i + len(words)] == words and any(t.text[:1].isupper() for t in doc[i:i + len(words)]):
+                found.update({j: (i, i + len(words), key) for j in range(i, i + len(words))})
+                i += len(words) - 1
+                break
+        i += 1
+    return found
+
+
+def resolve_subject_pronouns(doc: Any, found: Lookup) -> Lookup:
+    """`found` plus "he"/"she" subjects mapped to the entity that was the subject of the nearest earlier sentence
+    with an entity subject (a sentence with another entity subject takes over)."""
+    out = dict(found)
+    last: str | None = None
+    for sent in doc.sents:
+        subjects = [t for t in sent if t.dep_ in ("nsubj", "nsubjpass")]
+        resolved = None
+        for t in subjects:
+            if t.i in found:
+                resolved = resolved or found[t.i][2]
+            elif t.lower_ in SUBJECT_PRONOUNS and last is not None:
+                out[t.i] = (t.i, t.i + 1, last)
+        last = resolved or last
+    return out
+
+
+def _phrase(tokens: list[Any], name: str | None) -> list[tuple[str, str]]:
+    """The filter's view of a phrase: a resolved pronoun counts as the proper noun it stands for."""
+    if name and len(tokens) == 1 and tokens[0].lower_ in SUBJECT_PRONOUNS:
+        return [(name, "PROPN")]
+    return as_phrase(tokens)
+
+
+class OfflineEdgeExtractor:
+    """Open IE edges of a summary for the given entities (spaCy parse, no LLM)."""
+
+    name = "offline"
+
+    def __init__(self, nlp: Any = None, resolve_pronouns: bool = True) -> None:
+        self.nlp, self.resolve_pronouns = nlp, resolve_pronouns
+
+    def extract(self, text: str, entities: Sequence[str]) -> list[ScoreEdge]:
+        if not entities or not text.strip():
+            return []
+        model = self.nlp or nlp_helpers.load_spacy()
+        doc = _parse(text, model)
+        at = entity_lookup(doc, entities, lambda s: [t.text for t in model.tokenizer(s)])
+        if self.resolve_pronouns:
+            at = resolve_subject_pronouns(doc, at)
+        edges: list[ScoreEdge] = []
+        for sent in doc.sents:
+            for r in triples_from_sentence(sent, at.get):
+                relation = as_phrase(r.relation) + ([(r.relation_suffix, "ADP")] if r.relation_suffix else [])
+                if violated_rule(_phrase(r.head, r.head_name), relation, _phrase(r.tail, r.tail_name)) is not None:
+                    continue
+                rel = " ".join(p for p in (text_of(r.relation), r.relation_suffix) if p).lower()
+                if r.head_name and r.tail_name:
+                    edges.append(ScoreEdge(r.head_name, r.tail_name, rel))
+                elif r.head_name:
+                    edges.append(ScoreEdge(r.head_name, r.head_name, f"{rel} {text_of(r.tail)}".strip()))
+                elif r.tail_name:
+                    edges.append(ScoreEdge(r.tail_name, r.tail_name, f"{text_of(r.head)} {rel}".strip()))
+        return list(dict.fromkeys(edges))

@@ -1,0 +1,23 @@
+"""Chapter summaries with knowledge-graph context (the KGScore paper's method) and the no-KG baseline.
+
+    cg = chapter_edges(graph_as_of(data, k), k, name_counts)            # E_k: entities of chapter k, no later edges
+    kg = ChapterKg([s.edge for s in rank_edges(cg.edges, embed, KEYWORDS)], cg.mentions, cg.names)
+    outcome = summarize_chapter(llm, ChapterInput(k, title, text, passages), kg, SummaryParams(mode="kg"))
+
+Modules: params (SummaryParams, Table 3 keywords), retrieval (E_k, eqs. 2-4), linearize (grouping, formats, budget
+filling), prompts, pipeline (budget, hierarchical summarization), store (SummaryStore, versions, the current one).
+Use cases (jobs, storage, export) live in core.services.summary_service.
+"""
+from core.summarize.linearize import arrange, fill, linearize, linearize_lines, linearize_tokens
+from core.summarize.params import KEYWORDS, MODE_LABELS, MODES, SummaryParams
+from core.summarize.pipeline import (ChapterInput, ChapterKg, SummaryOutcome, clean_summary, plan_prompt,
+                                     prompt_budget, summarize_chapter)
+from core.summarize.retrieval import (ChapterGraph, KgEdge, ScoredEdge, chapter_edges, edge_scores, rank_edges,
+                                      zscore_columns)
+from core.summarize.store import NewSummary, StoredSummary, SummaryStore, current, latest_generated
+
+__all__ = ["SummaryParams", "MODES", "MODE_LABELS", "KEYWORDS", "KgEdge", "ScoredEdge", "ChapterGraph",
+           "chapter_edges", "rank_edges", "edge_scores", "zscore_columns", "arrange", "fill", "linearize",
+           "linearize_lines", "linearize_tokens", "ChapterInput", "ChapterKg", "SummaryOutcome", "summarize_chapter",
+           "plan_prompt", "prompt_budget", "clean_summary", "NewSummary", "StoredSummary", "SummaryStore", "current",
+           "latest_generated"]
