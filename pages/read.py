@@ -38,6 +38,18 @@ st.session_state["read_chapter"] = index
 chapter = store.get_chapter(work_id, index)
 st.subheader(plain(chapter.title), anchor=False)
 st.caption(f"{chapter.word_count:,} words · {chapter.source.value} · revision {chapter.revision}")
+if index > 1 and st.button("Recap", key="read_recap", icon=":material/history:",
+                           help="The earlier passages this chapter builds on (from NARCO edges), with its questions"):
+    from core.services.narco_service import recap
+    with st.container(border=True):
+        items = recap(store, work_id, index)
+        if not items:
+            st.info("No retrospective questions reach back from this chapter yet: build NARCO edges on the "
+                    "Ask page (or `cli.py narco build`).")
+        for item in items:
+            st.markdown(f"**Chapter {item.chapter}, passage {item.chunk + 1}** · {item.degree} question(s)")
+            st.caption(plain(item.text[:400] + ("…" if len(item.text) > 400 else "")))
+            st.markdown("\n".join(f"- {plain(q['question'])}" for q in item.questions))
 highlight = st.session_state.pop("read_highlight", None)
 for paragraph in chapter.text.split("\n\n"):
     shown = plain(" ".join(paragraph.split()))

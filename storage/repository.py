@@ -12,6 +12,9 @@ from core.domain import (Chapter, ChapterInfo, ChapterSource, Chunk, Job, JobSta
                          count_words)
 from core.store import NotFound, StaleRevision
 from storage.db import make_engine, migrate, session_factory
+from storage.kg_repository import KgRepository
+from storage.narco_repository import NarcoRepository
+from storage.summary_repository import SummaryRepository
 from storage.models import (ChapterAnalysisRow, ChapterRevisionRow, ChapterRow, ChunkRow, JobRow, LlmCallRow, MetaRow, WorkRow,
                             utcnow)
 
@@ -31,7 +34,7 @@ def _job(row: JobRow) -> Job:
                total=row.total, state=dict(row.state or {}), error=row.error)
 
 
-class SqlStore:
+class SqlStore(KgRepository, NarcoRepository, SummaryRepository):
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions: sessionmaker[Session] = session_factory(engine)

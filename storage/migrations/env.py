@@ -5,6 +5,9 @@ from alembic import context
 from sqlalchemy import create_engine
 
 from storage.models import Base
+import storage.models_kg  # noqa: F401
+import storage.models_narco  # noqa: F401
+import storage.models_summary  # noqa: F401
 
 config = context.config
 target_metadata = Base.metadata

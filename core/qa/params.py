@@ -1,0 +1,57 @@
+"""Per-call QA parameters (ARCHITECTURE principle 6): one small frozen dataclass, validated on creation."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+MODES: tuple[str, ...] = ("traditional", "kg", "rag", "narco")
+MODE_HELP: dict[str, str] = {
+    "traditional": "the end of the text up to your position, as much as fits (the Andrus baseline)",
+    "kg": "the 3 knowledge-graph facts nearest the question by edit distance, then as much ending text as fits",
+    "rag": "the passages most similar to the question (MiniLM embeddings)",
+    "narco": "passages ranked by similarity plus their best retrospective question (NARCO, λ·max q·e)",
+}
+VERBALIZERS: tuple[str, ...] = ("llm", "template")
+EDGE_SIDES: tuple[str, ...] = ("outgoing", "incoming", "both")
+
+
+@dataclass(frozen=True)
+class QAParams:
+    """How one question is answered.
+
+    mode: traditional | kg | rag | narco. upto: the reader's chapter (nothing after it is read; None = the whole
+    work). budget_tokens: the whole prompt, counted with the answering model's tokenizer, chat template included.
+    top_facts: facts verbalized in kg mode (3 in the paper). max_passages: candidates considered by rag/narco.
+    narco_lambda: λ of the NARCO score. edge_side: which questions count as a passage's edges in the NARCO score:
+    "outgoing" (asked from the passage, the paper's eq. 2), "incoming" (answered by it) or both.
+    verbalize: "llm" (the Figure 2 few-shot prompt) or "template"; dry runs always use the template.
+    """
+
+    mode: str = "kg"
+    upto: int | None = None
+    budget_tokens: int = 1000
+    top_facts: int = 3
+    max_passages: int = 12
+    narco_lambda: float = 0.1
+    edge_side: str = "outgoing"
+    verbalize: str = "llm"
+    answer_tokens: int = 32
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        if self.upto is not None and self.upto < 1:
+            raise ValueError("upto must be a chapter number (1 or more)")
+        if self.budget_tokens < 1:
+            raise ValueError("the prompt budget must be at least 1 token")
+        if self.top_facts < 0 or self.max_passages < 1 or self.answer_tokens < 1:
+            raise ValueError("top_facts must be >= 0, max_passages and answer_tokens >= 1")
+        if not 0 <= self.narco_lambda <= 10:
+            raise ValueError("narco_lambda must be between 0 and 10")
+        if self.edge_side not in EDGE_SIDES:
+            raise ValueError(f"edge_side must be one of {', '.join(EDGE_SIDES)}")
+        if self.verbalize not in VERBALIZERS:
+            raise ValueError(f"verbalize must be one of {', '.join(VERBALIZERS)}")
+
+    def with_(self, **changes: Any) -> QAParams:
+        return replace(self, **changes)

@@ -1,0 +1,139 @@
+"""Ask the book: an answer in one of four modes, its sources (linked to the reader) and the prompt inspector."""
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+from core.config import get_settings
+from core.llm import LLMError
+from core.qa import MODE_HELP, MODES, QAParams
+from core.services import narco_service, qa_service
+from core.services.llm_service import resolve_llm_name
+from pages._shared import get_store, plain, select_work, work_picker
+
+READER = "pages/read.py"
+store = get_store()
+if st.session_state.pop("ask_open_reader", False):
+    try:
+        st.switch_page(READER)
+    except StreamlitPageNotFoundError:  # running outside app.py's navigation (AppTest, `streamlit run pages/…`)
+        st.session_state["ask_reader_unavailable"] = True
+st.title("Ask the book")
+work_id = work_picker()
+if work_id is None:
+    st.stop()
+chapters = store.list_chapters(work_id)
+if not chapters:
+    st.info("This work has no chapters yet.")
+    st.stop()
+
+
+def open_in_reader(chapter: int, text: str) -> None:
+    """Button callback: the reader opens at the chapter with the cited passage highlighted."""
+    select_work(work_id)
+    st.session_state["read_chapter"] = chapter
+    st.session_state["read_highlight"] = qa_service.reader_anchor(store, work_id, chapter, text)
+    st.session_state["ask_open_reader"] = True
+
+
+def reader_link(label: str, chapter: int) -> None:
+    try:
+        st.page_link(READER, label=label, icon=":material/menu_book:",
+                     query_params={"work": work_id, "chapter": chapter})
+    except StreamlitPageNotFoundError:
+        st.markdown(f"[{plain(label)}](read?work={work_id}&chapter={chapter})")
+
+
+last = chapters[-1].index
+reading = min(int(st.session_state.get("read_chapter", last)), last)  # where the Read page left off
+with st.form("ask_form"):
+    question = st.text_input("Question", key="ask_question", placeholder="e.g. Why does Scrooge fear the future?")
+    left, middle, right = st.columns([2, 3, 1])
+    upto = left.number_input("I have read up to chapter", 1, last, reading, key=f"ask_upto_{work_id}",
+                             help="Nothing after this chapter is read, retrieved or cited: no spoilers.")
+    mode = middle.radio("Mode", MODES, index=MODES.index("kg"), horizontal=True, key="ask_mode",
+                        help="\n\n".join(f"**{m}**: {h}" for m, h in MODE_HELP.items()))
+    dry_run = right.checkbox("Prompt only", key="ask_dry_run", help="Build the prompt without asking the model.")
+    with st.expander("Budget and scoring"):
+        budget = st.number_input("Prompt budget (tokens)", 50, 32_000, get_settings().prompt_budget_tokens,
+                                 key="ask_budget")
+        lam = st.slider("NARCO λ", 0.0, 1.0, 0.1, 0.05, key="ask_lambda")
+    asked = st.form_submit_button("Ask", type="primary", key="ask_submit")
+
+if asked and question.strip():
+    params = QAParams(mode=mode, upto=int(upto), budget_tokens=int(budget), narco_lambda=float(lam))
+    with st.status("Reading…", expanded=False) as status:
+        try:
+            if mode in ("rag", "narco") and qa_service.needs_vectors(store, work_id):
+                bar = st.progress(0.0, text="Embedding the book's passages once…")
+                qa_service.ensure_vectors(store, work_id, lambda d, t, m: bar.progress(d / max(t, 1), text=m))
+            result = qa_service.ask(store, work_id, question, params, dry_run=dry_run)
+            st.session_state["ask_result"] = result.as_dict() | {"work_id": work_id}
+            status.update(label="Done", state="complete")
+        except (LLMError, ValueError, LookupError) as exc:
+            status.update(label="Could not answer", state="error")
+            st.error(str(exc))
+
+result = st.session_state.get("ask_result")
+if result and result["work_id"] == work_id:
+    st.subheader("Answer", anchor=False)
+    if result["answer"] is None:
+        st.info("Prompt only: no model was asked. The prompt is in the inspector below.")
+    else:
+        st.markdown(plain(result["answer"]) or "*(the model gave no answer)*")
+    for note in result["notes"]:
+        st.caption(plain(note))
+    st.markdown(f"**Sources** (up to chapter {result['upto']})")
+    if st.session_state.pop("ask_reader_unavailable", False):
+        st.caption("The reader opens from the app's navigation; use the chapter links here.")
+    for i, c in enumerate(result["citations"]):
+        with st.container(border=True):
+            kind = {"fact": "fact from", "text": "ending text of", "passage": "retrieved from"}[c["kind"]]
+            st.caption(f"{kind} chapter {c['chapter']}, passage {c['chunk'] + 1}"
+                       + (f" · score {c['score']:.3f}" if c["score"] is not None else ""))
+            st.markdown(plain(c["text"][:600] + ("…" if len(c["text"]) > 600 else "")))
+            link, highlight = st.columns([3, 1])
+            with link:
+                reader_link(f"Chapter {c['chapter']}, passage {c['chunk'] + 1}", c["chapter"])
+            highlight.button("Show in reader", key=f"ask_cite_{i}", on_click=open_in_reader,
+                             args=(c["chapter"], c["text"]))
+    with st.expander("Prompt inspector"):
+        st.caption(f"{result['mode']} · {result['llm']} · {result['prompt_tokens']} prompt tokens + "
+                   f"{result['template_tokens']} chat-template tokens of a {result['budget']}-token budget · "
+                   f"facts verbalized by {result['verbalized_by']} · "
+                   + ", ".join(f"{k} {v:.0f}" for k, v in result["timings"].items()))
+        st.code(result["prompt"], language=None, wrap_lines=True)
+        if result["facts"]:
+            st.markdown("**Facts** (Levenshtein distance to the question, lower is nearer)")
+            st.dataframe(result["facts"], hide_index=True)
+        if result["passages"]:
+            st.markdown("**Passages** (score = cosine for rag, S = q·v + λ·max q·e for narco)")
+            st.dataframe(result["passages"], hide_index=True)
+
+with st.expander("NARCO edges (retrospective questions between passages)"):
+    state = narco_service.status(store, work_id)
+    st.caption(f"{state['built']} of {state['passages']} passages connected · {state['edges']} questions"
+               + (" · an earlier build stopped and will resume" if state["unfinished"] else ""))
+    c1, c2, c3 = st.columns(3)
+    window = c1.number_input("Window (passages)", 1, 20, 3, key="narco_window")
+    first = c2.number_input("From chapter", 1, last, 1, key=f"narco_from_{work_id}")
+    to = c3.number_input("To chapter", 1, last, last, key=f"narco_to_{work_id}")
+    narco = narco_service.NarcoParams(window=int(window), first_chapter=int(first), last_chapter=int(max(first, to)))
+    llm_name = resolve_llm_name(store, "extraction")
+    estimate = narco_service.estimate(store, work_id, narco, llm_name)
+    st.caption(f"Estimate with {llm_name}: {estimate['passages']} passages, {estimate['pairs']} pairs, "
+               f"~{estimate['calls']} calls, ~{estimate['cost']['input_tokens']:,} input and "
+               f"{estimate['cost']['output_tokens']:,} output tokens: {estimate['cost']['label']}")
+    if st.button("Build NARCO edges", key="narco_build", disabled=not estimate["passages"]):
+        from core.llm import get_llm
+        with st.status("Connecting passages…", expanded=True) as status:
+            bar = st.progress(0.0)
+            try:
+                report = narco_service.build_edges(store, work_id, get_llm(llm_name), narco, llm_name=llm_name,
+                                                   on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
+                status.update(label=f"{report.kept} questions kept of {report.generated}; spent "
+                                    f"{report.tally['input_tokens']:,} + {report.tally['output_tokens']:,} tokens "
+                                    f"({report.tally['label']})", state="complete")
+            except LLMError as exc:
+                status.update(label="Stopped; finished passages are saved and the build resumes", state="error")
+                st.error(str(exc))

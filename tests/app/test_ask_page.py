@@ -1,0 +1,131 @@
+"""AppTest on the Ask page: ask, get the answer with citations linked to the reader (and never past the reader's
+chapter), inspect the exact prompt and the scored facts/passages, jump to a highlighted passage, and the Recap."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.domain import NewChapter, WorkKind
+from core.ingest import chunk_text
+from core.llm import FakeLLM, register_provider, unregister_provider
+from tests.app.conftest import page
+
+XSS = "<img src=x onerror=alert(1)>"
+CHAPTERS = [
+    "Marley was dead, to begin with. Scrooge signed the register of his burial.\n\n"
+    "Scrooge never painted out old Marley's name. There it stood, years afterwards, above the warehouse door.",
+    "The ghost of Marley came through the heavy door. Scrooge knew the face. " + XSS + "\n\n"
+    "Marley's ghost wore the chain he forged in life, link by link and yard by yard.",
+    "Tiny Tim did not die, and Scrooge became a second father to him.",
+]
+
+
+@pytest.fixture
+def answering(app_db: str, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:
+    """Every LLM the page builds answers "Jacob Marley"; the list keeps them, with their calls."""
+    from core.config import get_settings
+    built: list[FakeLLM] = []
+
+    def factory(model: str, **kw) -> FakeLLM:  # noqa: ANN003
+        built.append(FakeLLM(lambda messages, options: "Jacob Marley", model=model))
+        return built[-1]
+    register_provider("apptest", factory)
+    monkeypatch.setenv("FABULA_LLM", "apptest:qa")
+    get_settings.cache_clear()
+    yield built
+    unregister_provider("apptest")
+
+
+def _work() -> int:
+    from pages._shared import get_store
+    chapters = [NewChapter(f"Chapter {i}", t, chunk_text(t, 25)) for i, t in enumerate(CHAPTERS, start=1)]
+    return get_store().create_work("Carol", None, WorkKind.BOOK, {}, chapters).id
+
+
+def _ask(question: str, mode: str, upto: int, work_id: int) -> AppTest:
+    at = AppTest.from_file(page("ask.py"), default_timeout=90)
+    at.session_state["work_id"] = work_id
+    at.run()
+    assert not at.exception, at.exception
+    at.text_input(key="ask_question").input(question)
+    at.radio(key="ask_mode").set_value(mode)
+    at.number_input(key=f"ask_upto_{work_id}").set_value(upto)
+    at.button(key="ask_submit").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_ask_answer_citations_and_inspector(answering: list[FakeLLM]) -> None:
+    work_id = _work()
+    at = _ask("Who came through the door?", "traditional", 2, work_id)
+    text = _markdown(at)
+    assert "Jacob Marley" in text
+    assert "came through the heavy door" in text and "Tiny Tim" not in text  # cited, and nothing after chapter 2
+    assert XSS not in text and "\\<img src=x onerror=alert\\(1\\)\\>" in text  # book text stays text
+    assert f"read?work={work_id}&chapter=2" in text  # the link to the reading view (page_link under app.py)
+    captions = " ".join(c.value for c in at.caption)
+    assert "ending text of chapter 2, passage" in captions and "chapter 3" not in captions
+    (code,) = at.code
+    assert code.value == answering[-1].calls[-1].prompt  # the inspector shows exactly what was sent
+    assert code.value.endswith("Question: Who came through the door?\nAnswer:")
+    assert "prompt tokens" in captions and "1000-token budget" in captions
+    # "Show in reader" opens the reader at the chapter with the passage highlighted
+    at.button(key="ask_cite_0").click().run()
+    assert at.session_state["read_chapter"] in (1, 2)
+    highlight = at.session_state["read_highlight"]
+    assert highlight and highlight in CHAPTERS[at.session_state["read_chapter"] - 1]
+
+
+def test_rag_lists_scored_passages_and_a_prompt_only_run_asks_nothing(answering: list[FakeLLM]) -> None:
+    work_id = _work()
+    at = AppTest.from_file(page("ask.py"), default_timeout=120)
+    at.session_state["work_id"] = work_id
+    at.run()
+    at.text_input(key="ask_question").input("What chain did the ghost wear?")
+    at.radio(key="ask_mode").set_value("rag")
+    at.checkbox(key="ask_dry_run").check()
+    at.button(key="ask_submit").click().run()
+    assert not at.exception, at.exception
+    assert any("Prompt only" in i.value for i in at.info)
+    assert all(not llm.calls for llm in answering)
+    (table,) = at.dataframe
+    rows = table.value
+    assert {"chapter", "chunk", "score", "similarity", "in_prompt"} <= set(rows.columns)
+    assert rows["score"].is_monotonic_decreasing and rows["in_prompt"].any()
+    assert "chain he forged" in _markdown(at)
+    assert "Estimate with apptest:qa" in " ".join(c.value for c in at.caption)  # the NARCO section's estimate
+
+
+def test_an_empty_question_does_nothing(answering: list[FakeLLM]) -> None:
+    _work()
+    at = AppTest.from_file(page("ask.py"), default_timeout=60).run()
+    at.button(key="ask_submit").click().run()
+    assert not at.exception and not at.code and not answering
+
+
+def test_recap_on_the_reading_view(answering: list[FakeLLM]) -> None:
+    from core.narco import NewQuestionEdge
+    from pages._shared import get_store
+    store = get_store()
+    work_id = _work()
+    chunks = store.list_chunks(work_id)
+    first, second = chunks[0], next(c for c in chunks if c.chapter_index == 2)
+    store.narco_replace_edges(work_id, [second.id], [NewQuestionEdge(first.id, second.id, "Why is Marley a ghost?",
+                                                                     "Marley was dead, to begin with.", "")],
+                              window=3, model="test")
+    at = AppTest.from_file(page("read.py"), default_timeout=60)
+    at.session_state["work_id"] = work_id
+    at.session_state["read_chapter"] = 2
+    at.run()
+    at.button(key="read_recap").click().run()
+    assert not at.exception, at.exception
+    text = _markdown(at)
+    assert "Chapter 1, passage 1" in text and "Why is Marley a ghost?" in text
+    at.session_state["read_chapter"] = 3
+    at.run()
+    at.button(key="read_recap").click().run()
+    assert any("No retrospective questions" in i.value for i in at.info)

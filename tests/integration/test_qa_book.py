@@ -1,0 +1,124 @@
+"""Asking a real book (the first two staves of A Christmas Carol) on real SQLite, the real offline KG extractor and
+the real MiniLM embedder, with a scripted FakeLLM: every mode answers, cites real passages and stays spoiler-safe."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.config import PROJECT_ROOT
+from core.domain import NewChapter, WorkKind
+from core.ingest import chunk_text, read_book
+from core.llm import FakeLLM
+from core.qa import MODES, QAParams
+from core.qa.prompts import VERBALIZE_FEW_SHOT
+from core.services import kg_service, qa_service
+
+BOOK = PROJECT_ROOT / "assets" / "a_christmas_carol.txt"
+FEW_SHOT_START = VERBALIZE_FEW_SHOT.split("\n", 1)[0]
+
+
+def carol_chapters(n: int = 2) -> list[NewChapter]:
+    book = read_book(BOOK.name, BOOK.read_bytes())
+    return [NewChapter(ch.title, ch.text, chunk_text(ch.text)) for ch in book.chapters[:n]]
+
+
+def answering_llm() -> FakeLLM:
+    """Verbalizes facts sensibly (echoing the fact) and answers every question with the same name."""
+    def reply(messages, options):  # noqa: ANN001, ANN202
+        prompt = messages[-1].content
+        if prompt.startswith(FEW_SHOT_START):
+            head, relation, tail = prompt.rsplit("\n", 1)[1].rstrip(" :").split(", ", 2)
+            return f"{head} {relation} {tail}."
+        return "Answer: Jacob Marley\nQuestion: and then?"
+    return FakeLLM(reply, context_window=8192)
+
+
+@pytest.fixture(scope="module")
+def carol(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - (store, work id), built once
+    from storage.repository import SqlStore
+    store = SqlStore.from_url(f"sqlite:///{Path(tmp_path_factory.mktemp('qa')) / 'carol.db'}")
+    work = store.create_work("A Christmas Carol", "Dickens", WorkKind.BOOK, {}, carol_chapters())
+    kg_service.build_graph(store, work.id)
+    qa_service.ensure_vectors(store, work.id)
+    yield store, work.id
+    store.engine.dispose()
+
+
+def _check_citations(store, work_id: int, result, upto: int) -> None:  # noqa: ANN001
+    chunks = {(c.chapter_index, c.index): c for c in store.list_chunks(work_id)}
+    assert result.citations, result.mode
+    for c in result.citations:
+        assert c.chapter <= upto
+        chunk = chunks[(c.chapter, c.chunk)]
+        assert c.chunk_id == chunk.id
+        assert c.text.strip() and (c.text in chunk.text or c.kind == "fact")
+        if c.kind == "fact":  # a fact cites its source sentence, which lies in that passage
+            assert " ".join(c.text.split()[:4]) in " ".join(chunk.text.split())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_mode_answers_with_citations_within_budget(carol, mode: str) -> None:  # noqa: ANN001
+    store, work_id = carol
+    llm = answering_llm()
+    result = qa_service.ask(store, work_id, "Who was dead to begin with?", QAParams(mode=mode, upto=1), llm=llm)
+    assert result.answer == "Jacob Marley" and result.upto == 1
+    assert llm.calls[-1].prompt == result.plan.prompt  # the inspector shows exactly what was sent
+    assert result.plan.total_tokens <= 1000 and result.plan.prompt_tokens > 600  # the room is used
+    _check_citations(store, work_id, result, upto=1)
+    data = result.as_dict()
+    assert {"answer", "citations", "prompt", "facts"} <= set(data)
+    assert {"chapter", "chunk", "text"} <= set(data["citations"][0])
+    if mode == "kg":
+        assert len(result.plan.facts) == 3 and result.verbalized_by == "llm"
+        assert all(f.sentence in result.plan.prompt for f in result.plan.facts)
+    if mode in ("rag", "narco"):
+        scores = [p.score for p in result.plan.passages]
+        assert scores == sorted(scores, reverse=True) and any(p.in_prompt for p in result.plan.passages)
+
+
+def test_spoiler_safety_nothing_after_the_readers_chapter(carol) -> None:  # noqa: ANN001
+    store, work_id = carol
+    second = store.get_chapter(work_id, 2).text
+    for mode in MODES:
+        result = qa_service.ask(store, work_id, "Who is the Ghost of Christmas Past?", QAParams(mode=mode, upto=1),
+                                dry_run=True, llm=FakeLLM())
+        assert all(c.chapter == 1 for c in result.citations)
+        assert all(p.passage.chapter == 1 for p in result.plan.passages)
+        assert all(f.fact.chapter == 1 for f in result.plan.facts)
+        assert second[200:260] not in result.plan.prompt
+
+
+def test_dry_run_calls_no_model_and_uses_the_template(carol) -> None:  # noqa: ANN001
+    store, work_id = carol
+    llm = FakeLLM([])  # any call would raise: nothing is scripted
+    result = qa_service.ask(store, work_id, "What did Scrooge see on the knocker?", QAParams(mode="kg"), llm=llm,
+                            dry_run=True)
+    assert result.answer is None and llm.calls == [] and result.verbalized_by == "template"
+    assert result.upto == 2 and result.plan.facts
+
+
+def test_asking_past_the_last_chapter_is_an_error(carol) -> None:  # noqa: ANN001
+    store, work_id = carol
+    from core.store import NotFound
+    with pytest.raises(NotFound):
+        qa_service.ask(store, work_id, "Who?", QAParams(upto=9), llm=FakeLLM(), dry_run=True)
+    with pytest.raises(ValueError):
+        qa_service.ask(store, work_id, "   ", QAParams(), llm=FakeLLM(), dry_run=True)
+
+
+def test_passage_vectors_are_cached_and_follow_chapter_edits(carol) -> None:  # noqa: ANN001
+    store, work_id = carol
+    assert qa_service.ensure_vectors(store, work_id) == 0  # nothing re-embedded
+    corpus = qa_service.load_corpus(store, work_id)
+    assert qa_service.load_corpus(store, work_id) is corpus  # unchanged work: the cached corpus
+    anchor = qa_service.reader_anchor(store, work_id, 2, corpus.upto(None).passages[-1].text)
+    assert anchor and any(anchor in p for p in store.get_chapter(work_id, 2).text.split("\n\n"))  # read.py's test
+    short = "\n\n".join(f"Paragraph {i} of a short story about the fog in the city." for i in range(40))
+    other = store.create_work("Short", None, WorkKind.BOOK, {}, [NewChapter("One", short, chunk_text(short, 120))])
+    qa_service.ensure_vectors(store, other.id)
+    chapter = store.get_chapter(other.id, 1)
+    text = chapter.text + "\n\nA new last paragraph about the fog."
+    store.update_chapter(other.id, 1, text, chunk_text(text, 120), chapter.revision)
+    assert len(store.chunk_vectors(other.id, qa_service.EMBED_MODEL)) == 0  # old chunks and their vectors are gone
+    assert qa_service.ensure_vectors(store, other.id) == len(store.list_chunks(other.id))

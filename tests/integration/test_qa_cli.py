@@ -1,0 +1,106 @@
+"""The CLI: `ask` (one question, a JSONL batch, dry runs), `narco build --estimate`, `narco build`, status, recap."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import cli
+import cli_commands
+from core.domain import NewChapter, WorkKind
+from core.llm import FakeLLM, register_provider, unregister_provider
+
+CHAPTERS = [("One", "Marley was dead, to begin with. Scrooge signed the register of his burial.\n\n"
+                    "Scrooge never painted out old Marley's name above the warehouse door."),
+            ("Two", "The ghost of Marley came through the heavy door and looked at Scrooge."),
+            ("Three", "Tiny Tim did not die, and Scrooge became a second father to him.")]
+
+
+@pytest.fixture
+def work_id(store, monkeypatch: pytest.MonkeyPatch) -> int:  # noqa: ANN001
+    monkeypatch.setattr(cli_commands, "_store", store)
+    chapters = [NewChapter(t, x, x.split("\n\n")) for t, x in CHAPTERS]
+    return store.create_work("Carol", None, WorkKind.BOOK, {}, chapters).id
+
+
+@pytest.fixture
+def counting_provider():  # noqa: ANN201 - how many LLMs the CLI built
+    built: list[FakeLLM] = []
+
+    def factory(model: str, **kw) -> FakeLLM:  # noqa: ANN003
+        llm = FakeLLM(lambda messages, options: "Answer: Jacob Marley", model=model)
+        built.append(llm)
+        return llm
+    register_provider("countfake", factory)
+    yield built
+    unregister_provider("countfake")
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = cli.main(list(args))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_ask_one_question(work_id: int, counting_provider: list, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, "ask", str(work_id), "Who was dead?", "--mode", "traditional", "--upto", "2",
+                          "--llm", "countfake:x", "--json")
+    assert status == 0
+    result = json.loads(out)
+    assert result["answer"] == "Jacob Marley" and result["upto"] == 2
+    assert [c["chapter"] for c in result["citations"]] == [1, 1, 2]
+    assert "Tiny Tim" not in result["prompt"] and result["prompt"].endswith("Question: Who was dead?\nAnswer:")
+    assert counting_provider[0].calls[-1].prompt == result["prompt"]
+
+
+def test_batch_dry_run_prints_one_object_per_line_in_order(work_id: int, counting_provider: list, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    questions = ["Who was dead?", "Who came through the door?", "Did Tiny Tim die?"]
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(json.dumps({"question": q, "id": i}) for i, q in enumerate(questions)) + "\n\n")
+    status, out, _ = _run(capsys, "ask", str(work_id), "--questions", str(path), "--mode", "kg", "--dry-run",
+                          "--llm", "countfake:x", "--json")
+    assert status == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [r["question"] for r in lines] == questions
+    assert all(r["answer"] is None and r["prompt"] and r["verbalized_by"] == "template" for r in lines)
+    assert len(counting_provider) == 1 and counting_provider[0].calls == []  # built once, never called
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"question": "ok?"}\nnot json\n', "line 2: not JSON"),
+    ('{"q": "wrong key"}\n', 'line 1: expected an object with a non-empty "question"'),
+    ("\n\n", "holds no questions"),
+])
+def test_a_bad_questions_file_fails_before_anything_runs(work_id: int, counting_provider: list, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str], content: str,
+                                                         message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    status, out, err = _run(capsys, "ask", str(work_id), "--questions", str(path), "--llm", "countfake:x", "--json")
+    assert status == 1 and out == "" and message in err and counting_provider == []
+
+
+def test_ask_errors(work_id: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "ask", "999", "Who?", "--dry-run", "--llm", "fake:echo")[0] == 1
+    status, _, err = _run(capsys, "ask", str(work_id), "Who?", "--upto", "7", "--dry-run", "--llm", "fake:echo")
+    assert status == 1 and "3 chapters" in err
+    status, _, err = _run(capsys, "ask", str(work_id), "--dry-run", "--llm", "fake:echo")
+    assert status == 1 and "QUESTION" in err
+
+
+def test_narco_build_estimate_status_and_recap(work_id: int, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, "narco", "build", str(work_id), "--window", "2", "--estimate",
+                          "--llm", "openai:gpt-4o-mini", "--json")
+    estimate = json.loads(out)
+    assert status == 0 and estimate["passages"] == 4 and estimate["pairs"] == 1 + 2 + 2
+    assert estimate["cost"]["model"] == "openai:gpt-4o-mini" and estimate["cost"]["usd"] > 0
+    # an echoing model finds no questions: the build still completes and marks every passage
+    status, out, err = _run(capsys, "narco", "build", str(work_id), "--llm", "fake:echo", "--json")
+    report = json.loads(out)
+    assert status == 0 and report["passages"] == 4 and report["edges_total"] == 0 and "estimate:" in err
+    status, out, _ = _run(capsys, "narco", "status", str(work_id), "--json")
+    assert json.loads(out)["built"] == 4
+    status, out, _ = _run(capsys, "narco", "recap", str(work_id), "2", "--json")
+    assert status == 0 and json.loads(out) == []
