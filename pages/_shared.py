@@ -5,6 +5,17 @@ import streamlit as st
 
 from core.config import get_settings
 
+try:  # Streamlit quirk, see below; a private attribute, so tolerate its absence in later versions.
+    from streamlit.runtime.pages_manager import PagesManager
+
+    # With a pages/ folder beside app.py, a freshly started server serves its first request in the legacy
+    # multipage mode until app.py has called st.navigation once. If that first request is a deep link
+    # (/ask), the page runs without app.py and the sidebar lists raw file names. Every page imports this module,
+    # so switching the legacy mode off here makes the very next rerun go through app.py's navigation.
+    PagesManager.uses_pages_directory = False
+except ImportError:  # pragma: no cover
+    pass
+
 
 @st.cache_resource(show_spinner=False)
 def get_store():  # noqa: ANN201 - storage.repository.SqlStore, built here: pages are a composition root
