@@ -47,7 +47,7 @@ case "${1:-app}" in
   app)
     setup_python
     "$VENV/bin/python" cli.py seed-sample >/dev/null
-    echo "==> Fabula on http://localhost:8501 (Ctrl+C to stop)"
+    echo "==> Fabula on http://localhost:${FABULA_PORT:-8501} (Ctrl+C to stop)"
     exec "$VENV/bin/streamlit" run app.py --server.port "${FABULA_PORT:-8501}" --server.address localhost \
       --server.headless true --browser.gatherUsageStats false ;;
   test)
