@@ -55,3 +55,15 @@ def plain(text: str) -> str:
     """Book text for st.markdown shown literally: markdown and HTML characters are escaped, so a book can
     neither format nor inject anything."""
     return text.translate(_MD_SPECIAL)
+
+
+def pick_work_with_chapters(label: str = "Work"):  # noqa: ANN201 - (work_id, list[ChapterInfo])
+    """The work picker plus its chapter list; stops the page with a hint when there is nothing to show."""
+    work_id = work_picker(label)
+    if work_id is None:
+        st.stop()
+    chapters = get_store().list_chapters(work_id)
+    if not chapters:
+        st.info("This work has no chapters yet.")
+        st.stop()
+    return work_id, chapters

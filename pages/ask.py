@@ -9,7 +9,7 @@ from core.llm import LLMError
 from core.qa import MODE_HELP, MODES, QAParams
 from core.services import narco_service, qa_service
 from core.services.llm_service import resolve_llm_name
-from pages._shared import get_store, plain, select_work, work_picker
+from pages._shared import get_store, pick_work_with_chapters, plain, select_work
 
 READER = "pages/read.py"
 store = get_store()
@@ -19,13 +19,7 @@ if st.session_state.pop("ask_open_reader", False):
     except StreamlitPageNotFoundError:  # running outside app.py's navigation (AppTest, `streamlit run pages/…`)
         st.session_state["ask_reader_unavailable"] = True
 st.title("Ask the book")
-work_id = work_picker()
-if work_id is None:
-    st.stop()
-chapters = store.list_chapters(work_id)
-if not chapters:
-    st.info("This work has no chapters yet.")
-    st.stop()
+work_id, chapters = pick_work_with_chapters()
 
 
 def open_in_reader(chapter: int, text: str) -> None:

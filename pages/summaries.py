@@ -9,18 +9,12 @@ from core.services import summary_service as ss
 from core.services.llm_service import resolve_llm_name
 from core.store import NotFound
 from core.summarize import MODE_LABELS, MODES, SummaryParams
-from pages._shared import get_store, plain, work_picker
+from pages._shared import get_store, pick_work_with_chapters, plain
 
 CHOICES = {"both": "Both, side by side", "kg": MODE_LABELS["kg"], "no_kg": MODE_LABELS["no_kg"]}
 store = get_store()
 st.title("Summaries")
-work_id = work_picker()
-if work_id is None:
-    st.stop()
-chapters = store.list_chapters(work_id)
-if not chapters:
-    st.info("This work has no chapters yet.")
-    st.stop()
+work_id, chapters = pick_work_with_chapters()
 titles = {c.index: f"{c.index}. {c.title}" for c in chapters}
 has_graph = bool(store.kg_extracted_chapters(work_id))
 
