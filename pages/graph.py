@@ -29,6 +29,7 @@ def build(extractor: str, force: bool) -> None:
         from core.services import llm_service
         name = llm_service.resolve_llm_name(store, "extraction")
         llm = get_llm(name)
+        before = llm_service.usage_tally(store, name, work_id=work_id)
     with st.status("Building the graph…", expanded=True) as status:
         bar = st.progress(0.0)
         try:
@@ -40,6 +41,11 @@ def build(extractor: str, force: bool) -> None:
             return
         status.update(label=f"{report.entities} entities, {report.edges} edges, {report.facts} facts "
                             f"in {report.seconds:.1f} s", state="complete")
+    if name:  # the tally of this build: what the work's usage grew by
+        after = llm_service.usage_tally(store, name, work_id=work_id)
+        st.caption(f"This build used {after['calls'] - before['calls']} LLM calls, "
+                   f"{after['input_tokens'] - before['input_tokens']:,} input and "
+                   f"{after['output_tokens'] - before['output_tokens']:,} output tokens with {name}.")
 
 
 status = kg_service.graph_status(store, work_id)
@@ -53,6 +59,10 @@ with st.expander("Build or update the graph", expanded=not status.built):
     extractor = left.radio("Extractor", EXTRACTORS, horizontal=True, key="kg_extractor",
                            help="offline: spaCy Open IE, no LLM. llm: KGScore prompt. grapher: Remember Me agent.")
     force = middle.checkbox("Re-read every chapter", key="kg_force")
+    if extractor != "offline" and status.chapters:
+        est = kg_service.llm_build_estimate(store, work_id, force)
+        st.caption(f"Estimate with {est['model']}: {est['chapters']} chapters, ~{est['input_tokens']:,} input and "
+                   f"~{est['output_tokens']:,} output tokens: {est['label']}")
     if right.button("Build graph", type="primary", disabled=status.chapters == 0, key="kg_build"):
         build(extractor, force)
         status = kg_service.graph_status(store, work_id)

@@ -307,3 +307,26 @@ def rename_entity(store: Any, work_id: int, ref: str | int, label: str) -> KgEnt
     store.kg_add_decision(work_id, "rename", {"names": [n.name for n in entity.names], "label": label[:300]})
     resolve_entities(store, work_id)
     return find_entity(store, work_id, entity.names[0].name)
+
+
+# A rough per-chapter cost model for the LLM extractors, shown before a build: the chapter's text at ~1.35 tokens
+# per word plus the prompt's instructions once per ~1,500-word segment, and about 350 output tokens per segment
+# (entities with aliases and up to 15 edges).
+TOKENS_PER_WORD = 1.35
+PROMPT_TOKENS_PER_SEGMENT = 600
+OUTPUT_TOKENS_PER_SEGMENT = 350
+SEGMENT_WORDS = 1500
+
+
+def llm_build_estimate(store: Any, work_id: int, force: bool = False, role: str = "extraction") -> dict[str, Any]:
+    """Tokens and price of an LLM build of the chapters a build would (re)read, before anything is spent."""
+    from core.services import llm_service
+    name = llm_service.resolve_llm_name(store, role)
+    status = graph_status(store, work_id)
+    wanted = set(range(1, status.chapters + 1)) if force else set(status.pending)
+    chapters = [c for c in store.list_chapters(work_id) if c.index in wanted]
+    segments = sum(max(1, -(-c.word_count // SEGMENT_WORDS)) for c in chapters)
+    words = sum(c.word_count for c in chapters)
+    tokens_in = int(words * TOKENS_PER_WORD) + segments * PROMPT_TOKENS_PER_SEGMENT
+    estimate = llm_service.estimate_cost(store, name, tokens_in, segments * OUTPUT_TOKENS_PER_SEGMENT, 1)
+    return {**estimate, "chapters": len(chapters), "segments": segments}

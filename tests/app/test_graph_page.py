@@ -99,6 +99,8 @@ def test_empty_library_and_unbuilt_graph(app_db: str) -> None:
     at = _open()
     assert any("No graph yet" in i.value for i in at.info)
     assert not at.get("iframe")
+    at.radio(key="kg_extractor").set_value("llm").run()  # an LLM build shows its cost before it starts
+    assert any("Estimate with" in c.value and "1 chapters" in c.value for c in at.caption)
 
 
 @pytest.mark.slow
