@@ -13,14 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
-import string
 import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ from _common import SHARED_DATA, table, write_results
 
 from core.llm.local import LocalLLM
 from core.llm.local_models import LOCAL_MODELS
+from core.metrics.token_f1 import token_f1
 
 QA_FILE = SHARED_DATA / "narrativeqa" / "summaries_qa_dev.jsonl"
 SPEED_PROMPT = "Once upon a time, in a small village by the sea, there lived an old fisherman who"
@@ -35,24 +33,6 @@ SPEED_PROMPT = "Once upon a time, in a small village by the sea, there lived an 
 CHAT_SYSTEM = "Read this story summary, then answer the question in a few words.\n\n{passage}"
 RAW_QA = "{passage}\n\nQuestion: {question}\nAnswer:"
 ANSWER_TOKENS = 32
-
-
-# -- token F1 (SQuAD-style) ---------------------------------------------------------------------------------------
-
-def normalize_answer(text: str) -> str:
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in set(string.punctuation))
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
-
-
-def token_f1(prediction: str, reference: str) -> float:
-    pred, ref = normalize_answer(prediction).split(), normalize_answer(reference).split()
-    common = sum((Counter(pred) & Counter(ref)).values())
-    if not pred or not ref or common == 0:
-        return float(not pred and not ref)
-    precision, recall = common / len(pred), common / len(ref)
-    return 2 * precision * recall / (precision + recall)
 
 
 # -- measurements ------------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import SHARED_DATA, table, write_results
-from llm import normalize_answer, token_f1
+from core.metrics.token_f1 import normalize_answer, token_f1
 
 from core.config import get_settings
 from core.llm import get_llm
