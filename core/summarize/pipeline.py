@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.nlp import clean_for_parsing
+from core.textfit import longest_prefix
 from core.summarize.linearize import fill, linearize
 from core.summarize.params import SummaryParams
 from core.summarize.prompts import chapter_prompt, part_prompt
@@ -23,7 +24,6 @@ from core.summarize.retrieval import KgEdge
 MAX_LEVELS = 4
 _LABEL = re.compile(r"^\s*[*#_ ]*(?:chapter\s+\d+\s+)?summary\s*(?::\s*[*_]*|[*_]+:)\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)]*(?=\s|$)")
-_WORD = re.compile(r"\S+")
 PartFn = Callable[[int, int], None]  # (part done, parts) while a long chapter is summarized part by part
 
 
@@ -72,24 +72,6 @@ def template_overhead(llm: Any) -> int:
         return int(llm.count_tokens(formatter(messages_for("")))) + 1
     except Exception:  # noqa: BLE001 - a provider without a usable local template adds nothing we can count
         return 0
-
-
-def longest_prefix(text: str, fits: Callable[[str], bool]) -> str:
-    """The longest beginning of `text` ending at a word end that `fits` (binary search: token counts grow with
-    the text); when not even the first word fits, its longest fitting character prefix ('' if none)."""
-    ends = [m.end() for m in _WORD.finditer(text)]
-    lo, hi = 0, len(ends)  # lo words fit (0 trivially); more than hi do not
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(text[:ends[mid - 1]]):
-            lo = mid
-        else:
-            hi = mid - 1
-    if lo:
-        return text[:ends[lo - 1]]
-    first = text[:ends[0]].lstrip() if ends else ""
-    chars = max((k for k in range(len(first), 0, -1) if fits(first[:k])), default=0)
-    return first[:chars]
 
 
 def context_size(llm: Any, params: SummaryParams) -> int:

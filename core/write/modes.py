@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from core.retrieval import rank_by_similarity
-from core.write.fit import fit_end, keep_end
+from core.textfit import fit_end, keep_end
 from core.write.params import ContinueParams, DecodeParams
 from core.write.prompts import CONTINUE_SYSTEM, CONTINUE_USER
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.write.fit import fit_end, keep_end
+from core.textfit import fit_end, keep_end
 from core.write.params import WriteParams
 from core.write.premises import ARCS
 from core.write.prompts import (CONSISTENCY_KG, CONSISTENCY_PLAIN, FINAL_FOLLOWUP, FINAL_MARKER, FOLLOWUP_TOKENS,

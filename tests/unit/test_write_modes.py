@@ -12,7 +12,7 @@ from core.llm.base import Completion, TextStream
 from core.write import ContinuationMode, ContinuationRequest, ContinueParams, FactPool, get_mode, mode_names, \
     register_mode
 from core.write.export import ExportChapter, to_epub, to_markdown
-from core.write.fit import fit_end, keep_end
+from core.textfit import fit_end, keep_end
 from core.write.modes import _modes, andrus_prompt, top_facts, verbalize
 
 VOCAB = ["dragon", "egg", "ship", "planet", "wedding", "chess"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.llm.base import Completion, Stopwatch, TextStream
-from core.write.fit import fit_end
+from core.textfit import fit_end
 from core.write.kid.params import KidParams, Step, boosted_records
 from core.write.kid.memory import EntityMemory, entities_in
 from core.write.kid.trie import KnowledgeTrie

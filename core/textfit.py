@@ -1,8 +1,8 @@
-"""Cutting text at its start so that what is left fits a token budget (the end of a story is what a writer needs).
+"""Cutting text at word boundaries so that it fits a token budget, judged whole by a predicate.
 
-Token counts are not additive, so every candidate is judged whole by a `fits(text) -> bool` predicate, and the cut
-is found by binary search over word starts (O(log n) counts). Kept here, small and local, so the writing features do
-not depend on how another feature budgets its prompts.
+Token counts are not additive, so every candidate is measured whole by `fits(text) -> bool`, and the cut is found
+by binary search over word boundaries (O(log n) counts). Writing keeps a story's end (`keep_end`, `fit_end`);
+summarizing keeps a chapter's beginning (`longest_prefix`). Both assume `fits` is monotone.
 """
 from __future__ import annotations
 
@@ -37,3 +37,21 @@ def fit_end(text: str, budget: int, count: Callable[[str], int]) -> str:
     if budget <= 0:
         return ""
     return text if count(text) <= budget else keep_end(text, lambda s: count(s) <= budget)
+
+
+def longest_prefix(text: str, fits: Callable[[str], bool]) -> str:
+    """The longest beginning of `text` ending at a word end that `fits` (binary search: token counts grow with
+    the text); when not even the first word fits, its longest fitting character prefix ('' if none)."""
+    ends = [m.end() for m in _WORD.finditer(text)]
+    lo, hi = 0, len(ends)  # lo words fit (0 trivially); more than hi do not
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(text[:ends[mid - 1]]):
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo:
+        return text[:ends[lo - 1]]
+    first = text[:ends[0]].lstrip() if ends else ""
+    chars = max((k for k in range(len(first), 0, -1) if fits(first[:k])), default=0)
+    return first[:chars]
