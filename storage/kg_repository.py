@@ -28,6 +28,10 @@ def _cut(text: str | None, limit: int) -> str | None:
     return None if text is None else text[:limit]
 
 
+class _ChapterChanged(Exception):
+    """Raised inside kg_replace_chapter's transaction to roll it back when the chapter was saved meanwhile."""
+
+
 class KgRepository:
     """Mixed into SqlStore, which provides `session()`."""
 
@@ -41,31 +45,45 @@ class KgRepository:
             raise NotFound(f"Work {work_id} has no chapter {index}.")
         return row
 
-    def kg_replace_chapter(self, work_id: int, extraction: ChapterExtraction, extractor: str) -> None:
-        with self.session() as s:
-            chapter = self._chapter(s, work_id, extraction.chapter_index)
-            chunk_ids = {i: cid for i, cid in s.execute(select(ChunkRow.index, ChunkRow.id)
-                                                         .where(ChunkRow.chapter_id == chapter.id))}
-            self._delete_chapter_rows(s, [chapter.id])
-            base = {"work_id": work_id, "chapter_id": chapter.id}
-            if extraction.mentions:
-                s.execute(insert(KgMentionRow), [
-                    {**base, "chunk_index": m.chunk_index, "chunk_id": chunk_ids.get(m.chunk_index),
-                     "name": m.name[:NAME_CHARS], "type": m.type, "count": m.count} for m in extraction.mentions])
-            if extraction.triples:
-                s.execute(insert(KgTripleRow), [
-                    {**base, "chunk_index": t.chunk_index, "chunk_id": chunk_ids.get(t.chunk_index),
-                     "subject": t.subject, "relation": t.relation[:_RELATION_CHARS], "object": t.object,
-                     "subject_name": _cut(t.subject_name, NAME_CHARS), "object_name": _cut(t.object_name, NAME_CHARS),
-                     "sentence": t.sentence} for t in extraction.triples])
-            if extraction.aliases:
-                s.execute(insert(KgAliasRow), [
-                    {**base, "chunk_index": a.chunk_index, "name_a": a.name_a[:NAME_CHARS],
-                     "name_b": a.name_b[:NAME_CHARS], "kind": a.kind[:20], "sentence": a.sentence}
-                    for a in extraction.aliases])
-            s.add(KgChapterRow(chapter_id=chapter.id, work_id=work_id, revision=chapter.revision,
-                               extractor=extractor, stats=dict(extraction.stats), extracted_at=utcnow()))
-            self._bump(s, work_id)
+    def kg_replace_chapter(self, work_id: int, extraction: ChapterExtraction, extractor: str,
+                           revision: int | None = None) -> bool:
+        """Replace the chapter's contribution with `extraction`, marked with the chapter's revision. `revision` is
+        the revision the extraction was read from: when the chapter has been saved since, nothing is written and
+        False is returned (the chapter stays pending), so an edit made during a build is never marked as read."""
+        try:
+            with self.session() as s:
+                chapter = self._chapter(s, work_id, extraction.chapter_index)
+                # The first write opens the transaction (SQLite begins on DML) and takes the write lock, so the
+                # revision read after it is the current one and no save can commit until this one has.
+                self._delete_chapter_rows(s, [chapter.id])
+                current = s.scalar(select(ChapterRow.revision).where(ChapterRow.id == chapter.id).with_for_update())
+                if revision is not None and current != revision:
+                    raise _ChapterChanged
+                chunk_ids = {i: cid for i, cid in s.execute(select(ChunkRow.index, ChunkRow.id)
+                                                             .where(ChunkRow.chapter_id == chapter.id))}
+                base = {"work_id": work_id, "chapter_id": chapter.id}
+                if extraction.mentions:
+                    s.execute(insert(KgMentionRow), [
+                        {**base, "chunk_index": m.chunk_index, "chunk_id": chunk_ids.get(m.chunk_index),
+                         "name": m.name[:NAME_CHARS], "type": m.type, "count": m.count} for m in extraction.mentions])
+                if extraction.triples:
+                    s.execute(insert(KgTripleRow), [
+                        {**base, "chunk_index": t.chunk_index, "chunk_id": chunk_ids.get(t.chunk_index),
+                         "subject": t.subject, "relation": t.relation[:_RELATION_CHARS], "object": t.object,
+                         "subject_name": _cut(t.subject_name, NAME_CHARS),
+                         "object_name": _cut(t.object_name, NAME_CHARS), "sentence": t.sentence}
+                        for t in extraction.triples])
+                if extraction.aliases:
+                    s.execute(insert(KgAliasRow), [
+                        {**base, "chunk_index": a.chunk_index, "name_a": a.name_a[:NAME_CHARS],
+                         "name_b": a.name_b[:NAME_CHARS], "kind": a.kind[:20], "sentence": a.sentence}
+                        for a in extraction.aliases])
+                s.add(KgChapterRow(chapter_id=chapter.id, work_id=work_id, revision=current,
+                                   extractor=extractor, stats=dict(extraction.stats), extracted_at=utcnow()))
+                self._bump(s, work_id)
+        except _ChapterChanged:  # rolled back: the chapter's earlier extraction (if any) stays, marked as it was
+            return False
+        return True
 
     def _delete_chapter_rows(self, s: Session, chapter_ids: list[int]) -> None:
         for model in (KgMentionRow, KgTripleRow, KgAliasRow):
@@ -93,6 +111,13 @@ class KgRepository:
             q = (select(ChapterRow.index, KgChapterRow.revision, KgChapterRow.extractor)
                  .join(ChapterRow, ChapterRow.id == KgChapterRow.chapter_id).where(KgChapterRow.work_id == work_id))
             return {i: (rev, ex) for i, rev, ex in s.execute(q)}
+
+    def kg_chapter_stats(self, work_id: int) -> dict[int, dict[str, Any]]:
+        """Chapter index -> the extraction counters stored with that chapter's extraction (same transaction)."""
+        with self.session() as s:
+            q = (select(ChapterRow.index, KgChapterRow.stats)
+                 .join(ChapterRow, ChapterRow.id == KgChapterRow.chapter_id).where(KgChapterRow.work_id == work_id))
+            return {i: dict(stats or {}) for i, stats in s.execute(q)}
 
     # ---- inputs of resolution and views ----------------------------------------------------------------------
     @staticmethod

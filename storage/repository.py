@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, select
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.domain import (Chapter, ChapterInfo, ChapterSource, Chunk, Job, JobStatus, NewChapter, Work, WorkKind,
@@ -146,20 +146,30 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository):
 
     def update_chapter(self, work_id: int, index: int, text: str, chunks: list[str], expected_revision: int,
                        title: str | None = None, source: ChapterSource | None = None) -> Chapter:
+        def stale(current: int) -> StaleRevision:
+            return StaleRevision(
+                f"Chapter {index} was saved elsewhere (revision {current}, you opened {expected_revision}). "
+                "Reload it before saving; your text was not discarded.")
+
         with self.session() as s:
             row = self._chapter_row(s, work_id, index)
             if row.revision != expected_revision:
-                raise StaleRevision(
-                    f"Chapter {index} was saved elsewhere (revision {row.revision}, you opened {expected_revision}). "
-                    "Reload it before saving; your text was not discarded.")
-            row.revision += 1
-            row.text = text
-            row.word_count = count_words(text)
-            row.updated_at = utcnow()
+                raise stale(row.revision)
+            # Compare-and-set: SQLite runs the read above outside the write transaction, so another save can land
+            # between it and this write; the revision condition in the UPDATE itself is what lets only one of two
+            # saves from the same revision through.
+            values: dict[str, Any] = {"revision": expected_revision + 1, "text": text,
+                                      "word_count": count_words(text), "updated_at": utcnow()}
             if title is not None:
-                row.title = title
+                values["title"] = title
             if source is not None:
-                row.source = source.value
+                values["source"] = source.value
+            changed = s.execute(update(ChapterRow).where(ChapterRow.id == row.id,
+                                                         ChapterRow.revision == expected_revision).values(**values)
+                                .execution_options(synchronize_session=False)).rowcount
+            if changed != 1:
+                raise stale(s.scalar(select(ChapterRow.revision).where(ChapterRow.id == row.id)) or expected_revision)
+            s.refresh(row)
             s.add(ChapterRevisionRow(chapter_id=row.id, revision=row.revision, source=row.source, text=text,
                                      created_at=utcnow()))
             s.execute(delete(ChunkRow).where(ChunkRow.chapter_id == row.id))

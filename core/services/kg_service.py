@@ -47,7 +47,7 @@ class BuildReport:
     mentions: int
     seconds: float
     timings: dict[str, float] = field(default_factory=dict)
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)  # build_graph: all stored chapters' counters, refusals
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -118,7 +118,11 @@ def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: An
                 nlp: Any = None, n_process: int = 1, force: bool = False, resume: bool = True,
                 on_progress: ProgressFn | None = None) -> BuildReport:
     """Extract every chapter that is new, edited or from another extractor (all of them with `force`), committing
-    each; then resolve aliases. An unfinished earlier build of the same extractor is resumed from its next chapter."""
+    each; then resolve aliases. An unfinished earlier build of the same extractor is resumed from its next chapter.
+
+    A chapter saved while the build runs is not marked as read from its old text: its extraction is dropped and the
+    chapter is read again at the end (once; if it changes yet again it stays pending, `stats["changed_during_build"]`).
+    A build that fails midway keeps the finished chapters and resolves their entities, so the graph so far is shown."""
     report = on_progress or (lambda done, total, message: None)
     started = time.perf_counter()
     store.get_work(work_id)
@@ -139,34 +143,70 @@ def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: An
         llm = _metered(store, llm, work_id, job.id)
     engine = make_extractor(extractor, llm=llm, nlp=nlp, n_process=n_process)
     timings: Counter[str] = Counter()
-    totals: Counter[str] = Counter()
+    stored = 0
+
+    def extract(indices: list[int], done: int, total: int, track: bool) -> list[int]:
+        """Extract and store `indices`; the chapters saved meanwhile (not stored) are returned."""
+        nonlocal stored
+        changed: list[int] = []
+        revisions = _revisions(store, work_id)  # read before the texts: a save in between is caught, never missed
+        stream = engine.extract(_chapter_texts(store, work_id, indices),
+                                known=lambda index: known_graph(store, work_id, index - 1))
+        for done, extraction in enumerate(_timed(stream, timings, "extract"), start=done + 1):
+            t0 = time.perf_counter()
+            index = extraction.chapter_index
+            if store.kg_replace_chapter(work_id, extraction, extractor, revision=revisions.get(index)):
+                stored += 1
+                note = f"{extraction.stats.get('edges', 0)} edges, {extraction.stats.get('facts', 0)} facts"
+            else:
+                changed.append(index)
+                note = "changed while it was read; it is read again"
+            store.update_job(job.id, done=done, state={"next_chapter": index + 1} if track else None)
+            timings["store"] += time.perf_counter() - t0
+            report(done, total, f"Chapter {index}: {note}")
+        return changed
+
     try:
         report(0, len(todo), f"{len(todo)} chapters to read" if todo else "Every chapter is already in the graph")
-        stream = engine.extract(_chapter_texts(store, work_id, todo),
-                                known=lambda index: known_graph(store, work_id, index - 1))
-        for done, extraction in enumerate(_timed(stream, timings, "extract"), start=1):
-            t0 = time.perf_counter()
-            store.kg_replace_chapter(work_id, extraction, extractor)
-            store.update_job(job.id, done=done, state={"next_chapter": extraction.chapter_index + 1})
-            timings["store"] += time.perf_counter() - t0
-            totals.update(extraction.stats)
-            report(done, len(todo), f"Chapter {extraction.chapter_index}: {extraction.stats.get('edges', 0)} edges, "
-                                    f"{extraction.stats.get('facts', 0)} facts")
+        changed = extract(todo, 0, len(todo), track=True)
+        if changed:  # saved during the build: their new text, once
+            changed = extract(changed, len(todo), len(todo) + len(changed), track=False)
         t0 = time.perf_counter()
         result = resolve_entities(store, work_id)
         timings["resolve"] = time.perf_counter() - t0
     except BaseException as exc:
         store.update_job(job.id, status=JobStatus.FAILED.value, error=f"{type(exc).__name__}: {exc}"[:500])
+        if stored and isinstance(exc, Exception):  # an error, not an interruption: show what is finished
+            try:
+                resolve_entities(store, work_id)
+            except Exception:  # noqa: BLE001 - the build's own error is the one to report
+                pass
         raise
     counts = graph_counts(store, work_id)
-    stats = {k: int(v) for k, v in totals.items()} | {f"refused_{k}": v for k, v in result.refused.items()}
+    totals = _stored_totals(store, work_id)
+    stats = ({k: int(v) for k, v in totals.items()} | {f"refused_{k}": v for k, v in result.refused.items()}
+             | ({"changed_during_build": len(changed)} if changed else {}))
     store.kg_set_state(work_id, extractor=extractor, llm=llm_name, chapters=len(store.list_chapters(work_id)),
                        stats=stats)
     store.update_job(job.id, status=JobStatus.DONE.value, done=len(todo))
     report(len(todo), len(todo), f"{counts['entities']} entities, {counts['edges']} edges, {counts['facts']} facts")
-    return BuildReport(work_id, extractor, len(store.list_chapters(work_id)), len(todo), resumed, counts["entities"],
+    return BuildReport(work_id, extractor, len(store.list_chapters(work_id)), stored, resumed, counts["entities"],
                        counts["edges"], counts["facts"], counts["mentions"], round(time.perf_counter() - started, 3),
                        {k: round(v, 3) for k, v in timings.items()}, stats)
+
+
+def _stored_totals(store: Any, work_id: int) -> Counter[str]:
+    """The extraction counters of every chapter in the graph, as stored with each chapter's extraction (in its
+    transaction). Summed from the store, not from this run, so a build that was killed and resumed, or run again,
+    records the same stats as one uninterrupted build (a resumed run's own counters miss the chapters stored before)."""
+    totals: Counter[str] = Counter()
+    for stats in store.kg_chapter_stats(work_id).values():
+        totals.update({k: v for k, v in stats.items() if isinstance(v, int)})
+    return totals
+
+
+def _revisions(store: Any, work_id: int) -> dict[int, int]:
+    return {c.index: c.revision for c in store.list_chapters(work_id)}
 
 
 def _timed(stream: Any, timings: Counter[str], key: str) -> Any:
@@ -203,10 +243,13 @@ def update_chapter_graph(store: Any, work_id: int, chapter_index: int, *, extrac
         llm = _metered(store, llm, work_id, None)
     engine = make_extractor(name, llm=llm, nlp=nlp)
     t0 = time.perf_counter()
-    (extraction,) = list(engine.extract(_chapter_texts(store, work_id, [chapter_index]),
-                                        known=lambda index: known_graph(store, work_id, index - 1)))
-    t1 = time.perf_counter()
-    store.kg_replace_chapter(work_id, extraction, name)
+    for _attempt in range(2):  # a save of the chapter while it was read: read its new text, once
+        revision = _revisions(store, work_id).get(chapter_index)
+        (extraction,) = list(engine.extract(_chapter_texts(store, work_id, [chapter_index]),
+                                            known=lambda index: known_graph(store, work_id, index - 1)))
+        t1 = time.perf_counter()
+        if store.kg_replace_chapter(work_id, extraction, name, revision=revision):
+            break
     t2 = time.perf_counter()
     result = resolve_entities(store, work_id)
     t3 = time.perf_counter()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.config import PROJECT_ROOT, get_settings
-from core.domain import ChapterInfo, ChapterSource, NewChapter, Work, WorkKind
+from core.domain import Chapter, ChapterInfo, ChapterSource, NewChapter, Work, WorkKind
 from core.ingest import IngestError, ParsedBook, chunk_text, read_book
 from core.store import Store
 
@@ -122,4 +122,18 @@ def ensure_sample(store: Store) -> Work | None:
 
 
 __all__ = ["IngestError", "import_book", "parse_upload", "create_story", "rename_work", "ensure_sample",
-           "clean_filename", "clean_title", "chapter_table"]
+           "clean_filename", "clean_title", "chapter_table", "edit_chapter"]
+
+
+def edit_chapter(store: Store, work_id: int, index: int, text: str, expected_revision: int) -> Chapter:
+    """Save the user's own text of a chapter as its next revision (every earlier one stays in its history), with
+    fresh passages. ValueError for an empty text; core.store.StaleRevision (nothing saved) when the chapter was
+    saved elsewhere since `expected_revision` was opened. The graph, vectors and summaries see the new revision as
+    changed and redo it when next built. A text equal to the saved one adds no revision."""
+    text = text.replace("\r\n", "\n").strip("\n")
+    if not text.strip():
+        raise ValueError("The chapter text is empty: write something, or keep the current text.")
+    current = store.get_chapter(work_id, index)
+    if text == current.text:
+        return current
+    return store.update_chapter(work_id, index, text, chunk_text(text), expected_revision)
