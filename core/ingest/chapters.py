@@ -298,8 +298,7 @@ def _prose_words(paras: list[str]) -> int:
 
 def _add_front_matter(front: list[str], chapters: list[RawChapter]) -> list[str]:
     """Keep substantial prose before the first chapter as a "Preface"; report what was skipped."""
-    while front and not is_prose(front[0]) and len(front[0].split()) <= 30:
-        front = front[1:]  # title page lines: book title, "by ...", publisher
+    front = front[_title_page_end(front):]  # title page lines: book title, "by ...", publisher
     if _prose_words(front) >= MIN_FRONT_PROSE:
         chapters.insert(0, RawChapter("Preface", join_paragraphs(front)))
         return []
@@ -309,12 +308,20 @@ def _add_front_matter(front: list[str], chapters: list[RawChapter]) -> list[str]
     return []
 
 
+def _title_page_end(paras: list[str]) -> int:
+    """How many leading paragraphs are short non-prose lines (a title page). Counted, not sliced off one by one: that
+    copied the list each time, quadratic in a file of a hundred thousand one-word paragraphs."""
+    k = 0
+    while k < len(paras) and not is_prose(paras[k]) and len(paras[k].split()) <= 30:
+        k += 1
+    return k
+
+
 def _split_without_headings(paras: list[str], specials: list[_Candidate]) -> tuple[list[RawChapter], list[str]]:
     """Parts of about PART_WORDS words cut at paragraph ends; closing specials (Postscript) stay chapters."""
     main_end = specials[0].index if specials else len(paras)
     main = paras[:main_end]
-    while main and not is_prose(main[0]) and len(main[0].split()) <= 30:
-        main = main[1:]
+    main = main[_title_page_end(main):]
     counts = [len(p.split()) for p in main]
     total = sum(counts)
     chapters: list[RawChapter] = []
@@ -331,14 +338,15 @@ def _split_without_headings(paras: list[str], specials: list[_Candidate]) -> tup
                 current = []
         if current:
             chapters.append(RawChapter(f"Part {len(chapters) + 1}", join_paragraphs(current)))
+    parts = len(chapters)  # what was made, not n_parts: a text without blank lines is one paragraph, so one part
     for k, cand in enumerate(specials):
         stop = specials[k + 1].index if k + 1 < len(specials) else len(paras)
         body = [p for p in paras[cand.end:stop] if not _is_end_marker(p)]
         if body:
             chapters.append(RawChapter(cand.title, join_paragraphs(body)))
     warnings = []
-    if n_parts > 1:
-        warnings.append(f"No chapter headings were found, so the text was cut into {n_parts} parts "
+    if parts > 1:
+        warnings.append(f"No chapter headings were found, so the text was cut into {parts} parts "
                         f"of about {PART_WORDS:,} words.")
     return chapters, warnings
 

@@ -70,11 +70,14 @@ def _add_sentences(packer: _Packer, para: str) -> None:
         if len(words) > packer.room():
             packer.flush()
             new_paragraph = True
-        while len(words) > packer.limit:  # one sentence longer than a passage: cut it at word boundaries
-            packer.add(words[:packer.limit], new_paragraph)
+        # One sentence longer than a passage is cut at word boundaries. An offset walks through it: re-slicing
+        # the rest after every cut copied it each time, quadratic in a million-word "sentence" (a verse file).
+        start = 0
+        while len(words) - start > packer.limit:
+            packer.add(words[start:start + packer.limit], new_paragraph)
             packer.flush()
-            words = words[packer.limit:]
+            start += packer.limit
             new_paragraph = False
-        if words:
-            packer.add(words, new_paragraph)
+        if start < len(words):
+            packer.add(words[start:], new_paragraph)
             new_paragraph = False

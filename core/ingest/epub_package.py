@@ -3,7 +3,8 @@
 ebooklib reads the package first. It is strict: one missing image, a nav document without `epub:type="toc"` or a
 damaged NCX makes it raise, although the chapters themselves are fine. When it refuses a file, a small tolerant
 reader takes over (container.xml -> OPF -> spine, with lxml in recover mode, entities and network off) and skips
-whatever is missing or unreadable, noting it in `warnings`.
+whatever is missing or unreadable, noting it in `warnings`. It also takes over when ebooklib finds no content
+document at all.
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from urllib.parse import unquote
 
 from ebooklib import epub
 from lxml import etree
+
+from core.ingest.text import strip_controls
+from core.ingest.xhtml import DOCTYPE
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=True,
                           remove_comments=True, remove_pis=True)
@@ -35,9 +39,16 @@ class Package:
 def read_package(data: bytes) -> Package:
     """The package of an EPUB already checked by `epub._check_archive`; raises whatever both readers raise."""
     try:
-        return _with_ebooklib(data)
+        package = _with_ebooklib(data)
     except Exception:  # noqa: BLE001 - any ebooklib failure: try the tolerant reader before giving up
         return _tolerant(data)
+    if package.documents:
+        return package
+    try:
+        fallback = _tolerant(data)
+    except Exception:  # noqa: BLE001 - the tolerant reader found nothing better: keep ebooklib's (empty) reading
+        return package
+    return fallback if fallback.documents else package
 
 
 def _with_ebooklib(data: bytes) -> Package:
@@ -95,7 +106,10 @@ def _tolerant(data: bytes) -> Package:
 
 
 def _parse(content: bytes) -> etree._Element:
-    root = etree.fromstring(content, _PARSER)
+    # A package file never needs a DOCTYPE, and its internal subset can only hold entity tricks: nested entities (the
+    # "billion laughs") make libxml2 stop at its amplification limit, and in recover mode that loses the manifest
+    # and spine after them, so a readable book would be refused. It is cut before parsing.
+    root = etree.fromstring(DOCTYPE.sub(rb"\1", content, count=1), _PARSER)
     if root is None:
         raise ValueError("unparseable package file")
     return root
@@ -106,7 +120,7 @@ def _local(el: etree._Element) -> str | None:
 
 
 def _clean(value: object) -> str:
-    return " ".join(str(value).split())
+    return " ".join(strip_controls(str(value)).split())
 
 
 def _authors(creators: list[str]) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_left
 
 from core.ingest.chapters import chapters_from_sections, is_prose, split_chapters
 from core.ingest.headings import classify_line, title_from_lines
@@ -24,19 +25,31 @@ _FENCE = re.compile(r" {0,3}(```|~~~)")
 _REFERENCE = re.compile(r" {0,3}\[[^\]]+\]:\s*\S.*")
 _QUOTE_OR_BULLET = re.compile(r"^\s*(?:>\s?)+|^\s*[-*+]\s+")
 _INNER_SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")  # left behind by removed images and tags
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# Inline markup is removed in time linear in the line's length, whatever the line holds. Bracketed constructs
+# cannot contain their own opening character, so an unclosed "[" or "<" is scanned only up to the next one; emphasis
+# is paired by `_pair` instead of a lazy `(.+?)` regex, which rescans the rest of the line for every unclosed
+# opener (a 90 KB line of " _a" took a minute that way, a megabyte hours).
+_URL = r"\((?:[^()\n]|\([^()\n]*\))*\)"  # one level of nested parentheses: Wikipedia links
 _INLINE = [
-    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # images
-    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links
-    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links
-    (re.compile(r"<[^>\n]+>"), ""),  # inline HTML tags
-    (re.compile(r"`([^`]+)`"), r"\1"),
-    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
-    (re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),
-    (re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"), r"\1"),
-    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),
-    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])"), r"\1"),  # backslash escapes
+    (re.compile(r"!\[[^\][\n]*\]" + _URL), ""),  # images
+    (re.compile(r"\[([^\][\n]+)\]" + _URL), r"\1"),  # links
+    (re.compile(r"\[([^\][\n]+)\]\[[^\][\n]*\]"), r"\1"),  # reference links
+    (re.compile(r"<[^<>\n]+>"), ""),  # inline HTML tags
+    (re.compile(r"`([^`\n]+)`"), r"\1"),
 ]
+# Bold, emphasis and strikethrough, in this order: an opener whose first group is the delimiter, and for each
+# delimiter the closer (looked for with a lookahead, so that overlapping candidates such as "***" are all found).
+_EMPHASIS = [(re.compile(opener), {d: re.compile(f"(?=({closer}))") for d, closer in closers.items()})
+             for opener, closers in (
+                 (r"(\*\*|__)(?=\S)", {"**": r"(?<=\S)\*\*", "__": r"(?<=\S)__"}),
+                 (r"(?<![\w*])(\*)(?=[^\s*])", {"*": r"(?<=[^\s*])\*(?![\w*])"}),
+                 (r"(?<![\w_])(_)(?=[^\s_])", {"_": r"(?<=[^\s_])_(?![\w_])"}),
+                 (r"(~~)(?=\S)", {"~~": r"(?<=\S)~~"}),
+             )]
+# Raw HTML elements whose content is code, not prose: dropped with what is in them (other tags lose only the tag).
+_RAW_OPEN = re.compile(r"<(script|style)\b[^<>]*>", re.IGNORECASE)
+_RAW_CLOSE = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("script", "style")}
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
 
 
 def read_markdown(data: bytes) -> ParsedBook:
@@ -44,7 +57,7 @@ def read_markdown(data: bytes) -> ParsedBook:
     text, encoding = decode_text(data)
     warnings = [] if encoding in ("utf-8", "ascii") else [f"The file is not UTF-8; it was read as {encoding}."]
     meta, text = _front_matter(text)
-    blocks = _blocks(_COMMENT.sub("", text))
+    blocks = _blocks(_strip_raw_elements(_strip_comments(text)))
     level, title_index = _chapter_level(blocks)
     title = meta.get("title") or (blocks[title_index][1] if title_index is not None else None)
     if level is None:
@@ -119,10 +132,70 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     return blocks
 
 
+def _strip_comments(text: str) -> str:
+    """Text without <!-- ... --> comments; an unclosed one is kept as text (and ends the search)."""
+    out: list[str] = []
+    pos = 0
+    while (start := text.find("<!--", pos)) != -1:
+        end = text.find("-->", start + 4)
+        if end == -1:
+            break
+        out.append(text[pos:start])
+        pos = end + 3
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _strip_raw_elements(text: str) -> str:
+    """Text without <script>...</script> and <style>...</style> elements; an unclosed one loses only its tag later."""
+    out: list[str] = []
+    pos = at = 0
+    unclosed: set[str] = set()
+    while len(unclosed) < len(_RAW_CLOSE) and (m := _RAW_OPEN.search(text, at)) is not None:
+        name = m.group(1).lower()
+        close = None if name in unclosed else _RAW_CLOSE[name].search(text, m.end())
+        if close is None:  # no closing tag after this one, so none after any later one either
+            unclosed.add(name)
+            at = m.end()
+            continue
+        out.append(text[pos:m.start()])
+        pos = at = close.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def _inline(text: str) -> str:
+    """One line of Markdown as plain text: images, links, tags and code marks removed, emphasis unwrapped."""
     for pattern, replacement in _INLINE:
         text = pattern.sub(replacement, text)
+    for opener, closer in _EMPHASIS:
+        text = _pair(text, opener, closer)
+    text = _ESCAPE.sub(r"\1", text)
     return _INNER_SPACES.sub(" ", html.unescape(text))
+
+
+def _pair(line: str, opener: re.Pattern[str], closers: dict[str, re.Pattern[str]]) -> str:
+    """`line` with each opener ... closer pair replaced by what is between them, as re.sub would do with
+    `(D)(?=...)(.+?)closer-of-D`, in linear time. The closers are found once; an opener takes the first closer of
+    its delimiter at least one character after it. When it has none, no later opener of that delimiter can have one
+    either, so that delimiter is done with instead of the rest of the line being scanned again for each."""
+    found = {d: [(m.start(), m.start() + len(m.group(1))) for m in c.finditer(line)] for d, c in closers.items()}
+    starts = {d: [start for start, _ in spans] for d, spans in found.items()}
+    done: set[str] = set()
+    out: list[str] = []
+    pos = at = 0
+    while len(done) < len(found) and (m := opener.search(line, at)) is not None:
+        delimiter = m.group(1)
+        k = len(starts[delimiter]) if delimiter in done else bisect_left(starts[delimiter], m.end() + 1)
+        if k == len(starts[delimiter]):
+            done.add(delimiter)
+            at = m.start() + 1
+            continue
+        start, end = found[delimiter][k]
+        out += [line[pos:m.start()], line[m.end():start]]
+        pos = at = end
+    out.append(line[pos:])
+    return "".join(out)
 
 
 def _chapter_level(blocks: list[tuple[int, str]]) -> tuple[int | None, int | None]:

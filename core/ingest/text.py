@@ -44,7 +44,9 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 # C0 control bytes that never occur in text (tab, newlines, form feed, vertical tab and the DOS end-of-file
 # marker 0x1A do, so they are not in this set).
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 11, 12, 13, 26))
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\x1a]")
+# ...and U+FFFE/U+FFFF, which are not characters at all: like the control characters they are not allowed in XML, so
+# one in a name would make the GraphML export or an EPUB of the work unreadable.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\x1a\ufffe\uffff]")
 _HIGH_BYTES = bytes(range(128, 256))
 _ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
 _WESTERN_NON_ASCII_LIMIT = 0.3
@@ -68,8 +70,13 @@ def normalise_text(text: str) -> str:
     """NFC Unicode, "\\n" newlines, form feeds as paragraph breaks, and no stray control characters."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n\n")
     text = text.replace("\f", "\n\n").replace("\ufeff", "")
-    text = _CONTROL_CHARS.sub("", text)
-    return unicodedata.normalize("NFC", text)
+    return unicodedata.normalize("NFC", strip_controls(text))
+
+
+def strip_controls(text: str) -> str:
+    """`text` without the control characters (other than tab, newline, carriage return and form feed) and the
+    noncharacters U+FFFE/U+FFFF that no book means to contain and XML forbids."""
+    return _CONTROL_CHARS.sub("", text)
 
 
 def _decode(data: bytes) -> tuple[str, str]:

@@ -15,6 +15,8 @@ from html.entities import name2codepoint
 from lxml import etree
 from lxml import html as lxml_html
 
+from core.ingest.text import strip_controls
+
 EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 _DROP = {"script", "style", "head", "noscript", "template", "svg", "math", "iframe", "object", "embed", "audio",
          "video", "canvas", "button", "form", "input", "select", "textarea", "nav", "img", "map"}
@@ -25,9 +27,17 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _NOTE_TYPES = {"noteref", "footnote", "endnote", "rearnote", "annoref"}
 _XML_SAFE = {"amp", "lt", "gt", "quot", "apos"}
 _NAMED_ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]{1,31});")
+# The DOCTYPE at the top of a document, with its internal subset. lxml's HTML parser does not understand an internal
+# subset and would keep its tail ("]>") as text, so it is cut before that parser is tried (one pass, at the top only).
+DOCTYPE = re.compile(rb"\A(\s*(?:<\?xml[^>]*\?>\s*)?)<!DOCTYPE[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL | re.IGNORECASE)
 _XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
                               remove_comments=True, remove_pis=True, recover=False)
 _HTML_PARSER = lxml_html.HTMLParser(no_network=True, remove_comments=True, remove_pis=True, recover=True)
+# lxml's HTML parser reads bytes that declare no encoding as Latin-1, so "café" in a chapter that is not well-formed
+# XML (an unclosed <br>) became "cafÃ©"; XHTML without a declaration is UTF-8, so valid UTF-8 is read as such.
+_HTML_PARSER_UTF8 = lxml_html.HTMLParser(encoding="utf-8", no_network=True, remove_comments=True, remove_pis=True,
+                                         recover=True)
+_DECLARED_ENCODING = re.compile(rb"encoding\s*=|charset\s*=", re.IGNORECASE)
 
 
 @dataclass
@@ -77,9 +87,20 @@ def _parse(content: bytes) -> etree._Element | None:
     except etree.XMLSyntaxError:
         pass
     try:
-        return lxml_html.document_fromstring(rewritten, parser=_HTML_PARSER)
+        return lxml_html.document_fromstring(DOCTYPE.sub(rb"\1", rewritten, count=1), parser=_html_parser(rewritten))
     except (etree.ParserError, ValueError, etree.XMLSyntaxError):
         return None
+
+
+def _html_parser(content: bytes) -> lxml_html.HTMLParser:
+    """The UTF-8 parser for undeclared valid UTF-8; otherwise lxml's own detection (declarations, byte-order marks)."""
+    if _DECLARED_ENCODING.search(content[:1024]) or content.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return _HTML_PARSER
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        return _HTML_PARSER
+    return _HTML_PARSER_UTF8
 
 
 def _numeric_reference(m: re.Match[bytes]) -> bytes:
@@ -132,9 +153,10 @@ class _Collector:
         self.parts: list[str] = []
 
     def add(self, text: str | None) -> None:
-        """Inline text; newlines in the source are plain white space in XHTML."""
+        """Inline text; newlines in the source are plain white space in XHTML. Control characters, which lxml's HTML
+        parser lets through (raw or as `&#1;`), are dropped as in plain-text books."""
         if text:
-            self.parts.append(text.replace("\r", " ").replace("\n", " "))
+            self.parts.append(strip_controls(text.replace("\r", " ").replace("\n", " ")))
 
     def line_break(self) -> None:
         self.parts.append("\n")

@@ -2,15 +2,17 @@
 SillyTavern World Info lorebook.
 
 Node-link JSON: nodes {id, label, type, aliases, first_chapter, mentions}, links {source, target, predicate, chapter,
-evidence}. GraphML and GEXF need scalar attributes, so aliases are joined with "; ". GEXF is written in dynamic mode
-(nodes start at their first chapter, edges at theirs) so Gephi's timeline replays the book. The lorebook has one
-entry per entity: its names are the trigger keys, its facts (with chapter numbers) the content.
+evidence}. GraphML and GEXF need scalar attributes, so aliases are joined with "; ", and hold only characters XML
+allows (`xml_text`). GEXF is written in dynamic mode (nodes start at their first chapter, edges at theirs) so Gephi's
+timeline replays the book. CSV cells that a spreadsheet would run as a formula are marked as text (`csv_cell`). The
+lorebook has one entry per entity: its names are the trigger keys, its facts (with chapter numbers) the content.
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
+import re
 import zipfile
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +29,8 @@ FORMATS: dict[str, tuple[str, str]] = {   # name -> (file extension, MIME type)
     "lorebook": ("lorebook.json", "application/json"),
 }
 LOREBOOK_FACTS = 12
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _nodes(graph: nx.MultiDiGraph) -> list[dict[str, Any]]:
@@ -44,20 +48,30 @@ def to_node_link(graph: nx.MultiDiGraph, meta: dict[str, Any] | None = None) -> 
             "links": _links(graph)}
 
 
+def xml_text(value: Any) -> Any:
+    """A string without the characters XML 1.0 cannot hold (control characters, U+FFFE/U+FFFF, lone surrogates);
+    other values unchanged. Whatever a book or a model put into a name, the GraphML and GEXF stay parseable."""
+    return _NOT_XML.sub("", value) if isinstance(value, str) else value
+
+
 def _scalar_graph(graph: nx.MultiDiGraph, dynamic: bool = False) -> nx.MultiDiGraph:
     flat = nx.MultiDiGraph()
+    ids: dict[str, str] = {}
     for n in _nodes(graph):
-        attrs = {**n, "aliases": "; ".join(n["aliases"])}
-        attrs.pop("id")
+        attrs = {k: xml_text(v) for k, v in n.items() if k != "id"} | {"aliases": xml_text("; ".join(n["aliases"]))}
         if dynamic:
             attrs["start"] = n["first_chapter"]
-        flat.add_node(n["id"], **attrs)
+        node = xml_text(n["id"])
+        while node in flat:  # two ids that differ only in dropped characters stay two nodes
+            node += "_"
+        ids[n["id"]] = node
+        flat.add_node(node, **attrs)
     for i, (u, v, d) in enumerate(graph.edges(data=True)):
-        attrs = {"predicate": d["predicate"], "chapter": d["chapter"], "evidence": d["evidence"],
-                 "label": d["predicate"]}
+        attrs = {"predicate": xml_text(d["predicate"]), "chapter": d["chapter"], "evidence": xml_text(d["evidence"]),
+                 "label": xml_text(d["predicate"])}
         if dynamic:
             attrs["start"] = d["chapter"]
-        flat.add_edge(u, v, key=i, **attrs)
+        flat.add_edge(ids[u], ids[v], key=i, **attrs)
     return flat
 
 
@@ -71,22 +85,32 @@ def to_gexf(graph: nx.MultiDiGraph) -> bytes:
     return "\n".join(nx.generate_gexf(flat, version="1.2draft")).encode("utf-8")
 
 
+def csv_cell(value: Any) -> Any:
+    """A cell a spreadsheet shows as text: a string starting with = + - @ (or a tab or carriage return) would be run
+    as a formula by Excel, LibreOffice and Google Sheets (=HYPERLINK(...) in a name or a quoted sentence), so it gets
+    a leading apostrophe, the spreadsheets' own mark for literal text. Numbers are left as they are."""
+    if isinstance(value, str) and value[:1] in _FORMULA_STARTS:
+        return "'" + value
+    return value
+
+
 def to_csv_zip(graph: nx.MultiDiGraph) -> bytes:
-    """nodes.csv (id, label, type, aliases, first_chapter, mentions, degree) and edges.csv in one zip."""
+    """nodes.csv (id, label, type, aliases, first_chapter, mentions, degree) and edges.csv in one zip; every text cell
+    goes through `csv_cell`."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         nodes = io.StringIO()
         writer = csv.writer(nodes)
         writer.writerow(["id", "label", "type", "aliases", "first_chapter", "mentions", "degree"])
         for n in _nodes(graph):
-            writer.writerow([n["id"], n["label"], n["type"], "; ".join(n["aliases"]), n["first_chapter"],
-                             n["mentions"], degree(graph, n["id"])])
+            writer.writerow([csv_cell(v) for v in (n["id"], n["label"], n["type"], "; ".join(n["aliases"]),
+                                                   n["first_chapter"], n["mentions"], degree(graph, n["id"]))])
         archive.writestr("nodes.csv", nodes.getvalue())
         edges = io.StringIO()
         writer = csv.writer(edges)
         writer.writerow(["source", "target", "predicate", "chapter", "evidence"])
         for link in _links(graph):
-            writer.writerow([link["source"], link["target"], link["predicate"], link["chapter"], link["evidence"]])
+            writer.writerow([csv_cell(link[k]) for k in ("source", "target", "predicate", "chapter", "evidence")])
         archive.writestr("edges.csv", edges.getvalue())
     return buffer.getvalue()
 

@@ -1,5 +1,7 @@
-"""A story (or any work) as Markdown or EPUB. Text is data: Markdown special characters at line starts are escaped
-and EPUB chapters are built from escaped paragraphs, so nothing in a chapter can format or script the output."""
+"""A story (or any work) as Markdown or EPUB. Text is data: Markdown special characters at line starts are escaped,
+and so are backslashes, "<" and brackets anywhere (a book's "<img src=x onerror=...>" or "[x](javascript:...)" would
+otherwise be live HTML or a link in a Markdown viewer); EPUB chapters are built from escaped paragraphs. Nothing in a
+chapter can format or script the output."""
 from __future__ import annotations
 
 import html
@@ -9,6 +11,7 @@ from dataclasses import dataclass
 
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n\s*")
 _LINE_START = re.compile(r"^([#>*+\-=|`]|\d+\.)", re.MULTILINE)
+_INLINE_SPECIAL = re.compile(r"([\\<\[\]])")  # anywhere in a line: raw HTML (<script>, <img onerror>) and links
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,8 @@ def to_markdown(title: str, chapters: Sequence[ExportChapter], premise: str = ""
     if premise:
         lines += [f"*{_md(premise)}*" + (f" ({_md(arc)})" if arc else ""), ""]
     for c in chapters:
-        lines += [f"## Chapter {c.index}: {_md(c.title)}", "", _LINE_START.sub(r"\\\1", c.text.strip()), ""]
+        body = _LINE_START.sub(r"\\\1", _INLINE_SPECIAL.sub(r"\\\1", c.text.strip()))
+        lines += [f"## Chapter {c.index}: {_md(c.title)}", "", body, ""]
     return "\n".join(lines)
 
 
