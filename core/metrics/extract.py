@@ -11,10 +11,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from spacy.language import Language
-from spacy.tokens import Doc, Span, Token
+if TYPE_CHECKING:  # spaCy is imported when a pipeline is loaded, not when the CLI starts
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span, Token
 
 from core.metrics.aliases import HONORIFICS
 from core.nlp import clean_for_parsing, load_spacy

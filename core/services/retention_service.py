@@ -13,9 +13,7 @@ import io
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from spacy.language import Language
+from typing import TYPE_CHECKING, Any
 
 from core.domain import ChapterInfo
 from core.metrics.aliases import AliasResolver, build_default_resolver, build_graph_resolver
@@ -25,6 +23,9 @@ from core.metrics.retention import (METRIC_LABELS, METRICS, DroppedThread, Prese
                                     presence_matrix, retention_series)
 from core.metrics.stats import Summary, TestResult, compare
 from core.store import Store
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 ANALYSIS_KIND = "retention"
 KINDS = ("characters", "relationships")
