@@ -1,9 +1,11 @@
-"""Read: one chapter of a work, with a chapter list. Citations elsewhere link here with ?work=ID&chapter=N."""
+"""Read: one chapter of a work, with a chapter list, and its text edited in place (every revision is kept; a save from
+a stale copy is refused). Citations elsewhere link here with ?work=ID&chapter=N."""
 from __future__ import annotations
 
 import streamlit as st
 
-from core.store import NotFound
+from core.services.library import edit_chapter
+from core.store import NotFound, StaleRevision
 from pages._shared import get_store, plain, select_work, work_picker
 
 store = get_store()
@@ -50,13 +52,66 @@ if index > 1 and st.button("Recap", key="read_recap", icon=":material/history:",
             st.markdown(f"**Chapter {item.chapter}, passage {item.chunk + 1}** · {item.degree} question(s)")
             st.caption(plain(item.text[:400] + ("…" if len(item.text) > 400 else "")))
             st.markdown("\n".join(f"- {plain(q['question'])}" for q in item.questions))
-highlight = st.session_state.pop("read_highlight", None)
-for paragraph in chapter.text.split("\n\n"):
-    shown = plain(" ".join(paragraph.split()))
-    if highlight and highlight in paragraph:
-        st.info(shown)
-    elif shown:
-        st.markdown(shown)
+
+
+def save_edit(work_id: int, index: int, text_key: str, loaded_key: str) -> None:
+    """Save button callback. On success the editor closes; when the chapter was saved elsewhere meanwhile, nothing
+    is saved and the user's text stays in the editor."""
+    revision = st.session_state[loaded_key][0]
+    try:
+        saved = edit_chapter(store, work_id, index, st.session_state[text_key], revision)
+    except StaleRevision:
+        now = store.get_chapter(work_id, index).revision
+        st.session_state["read_edit_error"] = (
+            f"Not saved: this chapter changed since you opened it (it is now revision {now}; you started from "
+            f"revision {revision}). Your text is still in the editor: copy what you want to keep, then load the "
+            "current text and apply your changes to it.")
+    except NotFound:
+        st.session_state["read_edit_error"] = "Not saved: this chapter no longer exists."
+    except ValueError as exc:
+        st.session_state["read_edit_error"] = f"Not saved: {exc}"
+    else:
+        for key in (text_key, loaded_key, "read_edit_error"):
+            st.session_state.pop(key, None)
+        st.session_state["read_editing"] = False
+        st.session_state["read_edit_saved"] = (f"Saved as revision {saved.revision}; the earlier text stays in the "
+                                               "chapter's history. The graph and summaries redo this chapter when "
+                                               "next built.")
+
+
+def load_current(text_key: str, loaded_key: str) -> None:
+    for key in (text_key, loaded_key, "read_edit_error"):
+        st.session_state.pop(key, None)
+
+
+if saved_note := st.session_state.pop("read_edit_saved", None):
+    st.success(saved_note)
+if st.toggle("Edit chapter", key="read_editing", help="Change this chapter's text; every revision is kept"):
+    text_key, loaded_key = f"read_edit_text_{work_id}_{index}", f"read_edit_loaded_{work_id}_{index}"
+    loaded = st.session_state.get(loaded_key)  # (revision, text) the editor started from
+    if (text_key not in st.session_state or loaded is None
+            or (loaded[0] != chapter.revision and st.session_state[text_key] == loaded[1])):  # nothing typed yet
+        st.session_state[text_key] = chapter.text
+        st.session_state[loaded_key] = loaded = (chapter.revision, chapter.text)
+    if error := st.session_state.pop("read_edit_error", None):
+        st.error(plain(error))
+    elif loaded[0] != chapter.revision:
+        st.warning(f"This chapter was saved elsewhere since you started editing (now revision {chapter.revision}, "
+                   f"you started from {loaded[0]}); saving your text would be refused.")
+    st.text_area("Chapter text", key=text_key, height=420)
+    save_col, reload_col, _ = st.columns([1, 2, 3])
+    save_col.button("Save", type="primary", key="read_edit_save", on_click=save_edit,
+                    args=(work_id, index, text_key, loaded_key))
+    reload_col.button("Load the current text", key="read_edit_reload", on_click=load_current,
+                      args=(text_key, loaded_key), help="Discard your changes in the editor")
+else:
+    highlight = st.session_state.pop("read_highlight", None)
+    for paragraph in chapter.text.split("\n\n"):
+        shown = plain(" ".join(paragraph.split()))
+        if highlight and highlight in paragraph:
+            st.info(shown)
+        elif shown:
+            st.markdown(shown)
 
 prev_col, _, next_col = st.columns([1, 4, 1])
 position = indices.index(index)
