@@ -65,8 +65,8 @@ if asked and question.strip():
             st.session_state["ask_result"] = result.as_dict() | {"work_id": work_id}
             status.update(label="Done", state="complete")
         except (LLMError, ValueError, LookupError) as exc:
-            status.update(label="Could not answer", state="error")
-            st.error(str(exc))
+            status.update(label="Could not answer", state="error", expanded=True)  # the reason must be seen
+            st.error(plain(str(exc)))
 
 result = st.session_state.get("ask_result")
 if result and result["work_id"] == work_id:
@@ -129,5 +129,6 @@ with st.expander("NARCO edges (retrospective questions between passages)"):
                                     f"{report.tally['input_tokens']:,} + {report.tally['output_tokens']:,} tokens "
                                     f"({report.tally['label']})", state="complete")
             except LLMError as exc:
-                status.update(label="Stopped; finished passages are saved and the build resumes", state="error")
-                st.error(str(exc))
+                status.update(label="Stopped; finished passages are saved and the build resumes", state="error",
+                              expanded=True)
+                st.error(plain(str(exc)))

@@ -23,24 +23,28 @@ def graph_data(work_id: int, version: int) -> kg_views.GraphData:  # version: ca
 
 
 def build(extractor: str, force: bool) -> None:
+    from core.services import llm_service
     llm = name = None
-    if extractor != "offline":
-        from core.llm import get_llm
-        from core.services import llm_service
-        name = llm_service.resolve_llm_name(store, "extraction")
-        llm = get_llm(name)
-        before = llm_service.usage_tally(store, name, work_id=work_id)
     with st.status("Building the graph…", expanded=True) as status:
         bar = st.progress(0.0)
         try:
+            if extractor != "offline":
+                from core.llm import get_llm
+                name = llm_service.resolve_llm_name(store, "extraction")
+                llm = get_llm(name)  # a missing key or package is an error to show, like any other
+                before = llm_service.usage_tally(store, name, work_id=work_id)
             report = kg_service.build_graph(store, work_id, extractor=extractor, llm=llm, llm_name=name, force=force,
                                             on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
         except Exception as exc:  # noqa: BLE001 - shown to the user; the finished chapters are kept
-            status.update(label="The build stopped; finished chapters are saved and it can resume", state="error")
+            status.update(label="The build stopped; finished chapters are saved and it can resume", state="error",
+                          expanded=True)
             st.error(plain(str(exc)))
             return
         status.update(label=f"{report.entities} entities, {report.edges} edges, {report.facts} facts "
                             f"in {report.seconds:.1f} s", state="complete")
+    if changed := report.stats.get("changed_during_build"):
+        st.warning(f"{changed} chapter(s) were saved again while the build read them, so they are not in the graph "
+                   "yet: build again to bring them in.")
     if name:  # the tally of this build: what the work's usage grew by
         after = llm_service.usage_tally(store, name, work_id=work_id)
         st.caption(f"This build used {after['calls'] - before['calls']} LLM calls, "
@@ -49,7 +53,7 @@ def build(extractor: str, force: bool) -> None:
 
 
 status = kg_service.graph_status(store, work_id)
-with st.expander("Build or update the graph", expanded=not status.built):
+with st.expander("Build or update the graph", expanded=not status.up_to_date or status.unfinished_job):
     if status.chapters == 0:
         st.info("This work has no chapters yet.")
     elif status.pending:

@@ -26,8 +26,8 @@ with st.expander("Import a book (.txt, .md or .epub)", expanded=not store.list_w
                     work = library.import_book(store, upload.name, upload.getvalue(), title=title or None,
                                                on_progress=lambda d, t, m: bar.progress(d / t, text=m))
                 except IngestError as exc:
-                    status.update(label="Import failed: nothing was saved", state="error")
-                    st.error(str(exc))
+                    status.update(label="Import failed: nothing was saved", state="error", expanded=True)
+                    st.error(plain(str(exc)))
                 else:
                     status.update(label=f"Imported “{work.title}”: {work.chapter_count} chapters, "
                                         f"{work.word_count:,} words", state="complete")
@@ -41,9 +41,9 @@ with st.expander("Start a new story"):
             try:
                 work = library.create_story(store, story_title, premise)
             except ValueError as exc:
-                st.error(str(exc))
+                st.error(plain(str(exc)))
             else:
-                st.success(f"Created “{work.title}”. Chapters are written on the Write page.")
+                st.success(f"Created “{plain(work.title)}”. Chapters are written on the Write page.")
                 select_work(work.id)
 
 
@@ -88,7 +88,7 @@ for work in works:
                 try:
                     library.rename_work(store, work.id, new_title)
                 except (ValueError, NotFound) as exc:
-                    st.error(str(exc))
+                    st.error(plain(str(exc)))
                 else:
                     st.rerun()
         if delete_col.button("Delete", key=f"delete_{work.id}"):

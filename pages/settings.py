@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.llm import LLMError
 from core.services import llm_service
-from pages._shared import get_store
+from pages._shared import get_store, plain
 
 store = get_store()
 st.title("Settings")
@@ -38,7 +38,7 @@ with st.form("llm_roles"):
         try:
             llm_service.save_role_assignment(store, everything, choices)
         except (LLMError, ValueError) as exc:
-            st.error(str(exc))
+            st.error(plain(str(exc)))
         else:
             st.success("Saved.")
             st.rerun()
@@ -65,7 +65,7 @@ if st.button("Test connection"):
         try:
             result = llm_service.test_connection(target)
         except (LLMError, ValueError) as exc:
-            st.error(str(exc))
+            st.error(plain(str(exc)))
         else:
             st.success(f"{result['provider']}:{result['model']} answered.")
             st.text(result["reply"])  # model output is shown as plain text, never as markdown/HTML
@@ -88,7 +88,7 @@ if save_col.button("Save prices"):
     try:
         llm_service.save_price_table(store, edited.to_dict("records"))
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(plain(str(exc)))
     else:
         st.success("Prices saved.")
 if reset_col.button("Restore default prices"):

@@ -26,7 +26,8 @@ def run(chosen: list[int], modes: tuple[str, ...], params: SummaryParams, force:
             report = ss.summarize(store, work_id, chapters=chosen, modes=modes, params=params, force=force,
                                   on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
         except (LLMError, ss.SummaryError, NotFound) as exc:
-            status.update(label="Stopped; finished summaries are saved and the next run resumes", state="error")
+            status.update(label="Stopped; finished summaries are saved and the next run resumes", state="error",
+                          expanded=True)
             st.error(plain(str(exc)))
             return
         tally = report.tally
@@ -55,7 +56,7 @@ with st.expander("Write summaries", expanded=True):
     try:
         params = SummaryParams(context_tokens=int(budget) or None, summary_tokens=int(length))
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(plain(str(exc)))
         st.stop()
     llm_name = resolve_llm_name(store, "summarizing")
     blocked = "kg" in modes and not has_graph
@@ -101,7 +102,7 @@ for column, mode in zip(st.columns(2), MODES):
                 try:
                     ss.save_edit(store, work_id, index, mode, text)
                 except ss.SummaryError as exc:
-                    st.error(str(exc))
+                    st.error(plain(str(exc)))
                 else:
                     st.rerun()
 

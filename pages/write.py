@@ -35,7 +35,7 @@ with st.expander("Start a story", expanded=not store.list_works()):
                                      use_kg, llm=model or None)
                 select_work(ws.start_story(store, title or "Untitled story", params).id)
             except ValueError as exc:
-                st.error(str(exc))
+                st.error(plain(str(exc)))
 
 work_id = work_picker()
 if work_id is None:
@@ -53,17 +53,21 @@ def writer():  # noqa: ANN202 - a MeteredLLM for this work
 
 
 def streamed(call, key: str):  # noqa: ANN001, ANN202 - runs `call(on_piece)`, streaming into the page
-    box, st.session_state[key] = st.empty(), ""
+    box, stop, st.session_state[key] = st.empty(), st.empty(), ""
 
     def on_piece(piece: str) -> None:
         st.session_state[key] += piece
         box.markdown(plain(st.session_state[key]))
-    st.button("Stop", key=f"{key}_stop")  # any click reruns the page, which ends this run; the partial text stays
+    stop.button("Stop", key=f"{key}_stop")  # any click reruns the page, which ends this run; the partial text stays
     try:
-        return call(on_piece)
+        out = call(on_piece)
     except (LLMError, ValueError) as exc:
-        st.error(str(exc))
+        stop.empty()  # the partial text stays in view, above the reason
+        st.error(plain(str(exc)))
         return None
+    box.empty()  # done: the caller shows the result (or the draft to edit); the streamed copy would repeat it
+    stop.empty()
+    return out
 
 
 def kid_continue(kid: KidMode, params: ContinueParams, on_piece):  # noqa: ANN001, ANN202 - a Continuation
@@ -113,7 +117,7 @@ if story:
                     st.session_state.pop(k, None)
                 st.rerun()
             except (ValueError, LLMError) as exc:
-                st.error(str(exc))
+                st.error(plain(str(exc)))
     with st.expander("Write a chapter yourself"):
         own_title = st.text_input("Title", key="own_title")
         own_text = st.text_area("Chapter", key="own_text", height=200)
@@ -125,7 +129,7 @@ if story:
                                       source=ChapterSource.WRITTEN, llm=writer())
                 st.success("Saved; the grapher has read it.")
             except (ValueError, LLMError) as exc:
-                st.error(str(exc))
+                st.error(plain(str(exc)))
 
 chapters = store.list_chapters(work_id)
 if chapters:
@@ -172,7 +176,7 @@ if chapters:
                 st.session_state.pop("cont_result")
                 st.rerun()
             except StaleRevision as exc:
-                st.error(str(exc))
+                st.error(plain(str(exc)))
     st.caption(f"Chapter {index} has {len(store.chapter_revisions(work_id, index))} revision(s).")
     md, epub = st.columns(2)
     for column, fmt in ((md, "md"), (epub, "epub")):

@@ -41,7 +41,10 @@ def start_app(tmp: Path, env_extra: dict[str, str] | None = None) -> App:
     log = tmp / "streamlit.log"
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         # no file watcher: other work editing the tree must not rerun the app under test (and on this small machine
+         # watching the repository overflowed inotify and burnt CPU)
+         "--server.fileWatcherType", "none"],
         cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -56,15 +59,27 @@ def start_app(tmp: Path, env_extra: dict[str, str] | None = None) -> App:
     raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}")
 
 
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[App]:
-    running = start_app(tmp_path)
-    yield running
+def stop_app(running: App) -> None:
     running.process.terminate()
     try:
         running.process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         running.process.kill()
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[App]:
+    running = start_app(tmp_path)
+    yield running
+    stop_app(running)
+
+
+@pytest.fixture(scope="module")
+def module_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
+    """One app process (and database) shared by every test of a module: for flows that build on each other."""
+    running = start_app(tmp_path_factory.mktemp("app"))
+    yield running
+    stop_app(running)
 
 
 @pytest.fixture(scope="session")
@@ -78,16 +93,45 @@ def browser():  # noqa: ANN201 - playwright Browser
         b.close()
 
 
+def watch_console(pg) -> list[str]:  # noqa: ANN001 - playwright Page
+    """Collect the page's uncaught exceptions, console errors and failed requests (the list grows as they happen;
+    offline, the favicon Streamlit fetches from fonts.gstatic.com is one)."""
+    seen: list[str] = []
+    pg.on("pageerror", lambda exc: seen.append(f"pageerror: {exc}"))
+    pg.on("console", lambda msg: seen.append(f"console.{msg.type}: {msg.text}") if msg.type == "error" else None)
+    pg.on("requestfailed", lambda req: seen.append(f"requestfailed: {req.url} ({req.failure})"))
+    CONSOLE[id(pg)] = seen
+    return seen
+
+
+CONSOLE: dict[int, list[str]] = {}  # id(page) -> what watch_console saw, reported with a failing test
+
+
 @pytest.fixture
 def page(browser, request):  # noqa: ANN001, ANN201 - playwright Page; screenshot kept when the test fails
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
     pg.set_default_timeout(30_000)
+    watch_console(pg)
     yield pg
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
         SHOTS.mkdir(parents=True, exist_ok=True)
         pg.screenshot(path=str(SHOTS / f"{request.node.name}.png"), full_page=True)
+    CONSOLE.pop(id(pg), None)
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def module_page(browser):  # noqa: ANN001, ANN201 - one playwright Page for a module's tests (one browser session, so
+    # Streamlit's session state, e.g. the selected work, carries from test to test); a failing test's screenshot is
+    # taken by pytest_runtest_makereport below, at the moment it fails
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    watch_console(pg)
+    yield pg
+    CONSOLE.pop(id(pg), None)
     context.close()
 
 
@@ -95,11 +139,59 @@ def page(browser, request):  # noqa: ANN001, ANN201 - playwright Page; screensho
 def pytest_runtest_makereport(item, call):  # noqa: ANN001, ANN201
     report = yield
     setattr(item, f"rep_{report.when}", report)
+    if report.failed and report.when == "call":
+        _report_failure(item, report)
     return report
 
 
+def _report_failure(item, report) -> None:  # noqa: ANN001
+    """A failing test gets the browser console and the app's log in its report, and a shared page's screenshot."""
+    funcargs = getattr(item, "funcargs", {})
+    for pg in (funcargs.get("page"), funcargs.get("module_page")):
+        if pg is not None and CONSOLE.get(id(pg)):
+            report.sections.append(("browser console", "\n".join(CONSOLE[id(pg)][-50:])))
+    shared = funcargs.get("module_page")
+    if shared is not None:
+        try:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            shared.screenshot(path=str(SHOTS / f"{item.name}.png"), full_page=True)
+            (SHOTS / f"{item.name}.html").write_text(shared.content())  # the DOM, for writing selectors
+        except Exception as exc:  # noqa: BLE001 - a failed screenshot must not hide the test's own failure
+            report.sections.append(("screenshot", f"no screenshot: {exc}"))
+    for running in (funcargs.get("app"), funcargs.get("module_app")):
+        if isinstance(running, App) and running.log.exists():
+            report.sections.append(("streamlit log (tail)", running.log.read_text(errors="replace")[-4000:]))
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:  # noqa: ANN001
-    """Wait until Streamlit has finished the current run (no 'Running...' status widget)."""
+    """Wait until Streamlit has finished the current run (no 'Running...' status widget, and the app's own script
+    state, which Streamlit keeps on stApp for tests, is not running: a short run never shows the widget, and until it
+    ends, elements of the previous run can still be on the page beside the new ones)."""
     page.wait_for_timeout(300)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+        """() => !document.querySelector('[data-testid="stStatusWidget"]')
+                 && !['running', 'rerunRequested', 'stopRequested'].includes(
+                        document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState)""", timeout=timeout)
+
+
+def wait_for_outcome(page, locator, timeout: float = 300_000) -> None:  # noqa: ANN001
+    """Wait (long: local models load and run on 2 busy cores) for what a long run shows when it is done, then for the
+    run to end."""
+    locator.wait_for(state="visible", timeout=timeout)
+    wait_idle(page, timeout=timeout)
+
+
+def open_page(page, title: str, timeout: float = 120_000) -> None:  # noqa: ANN001
+    """Go to a page the way a user does: its link in the sidebar (same session, so the selected work is kept); wait
+    for the page's title and the end of its run."""
+    page.locator('[data-testid="stSidebarNav"] a').filter(has=page.get_by_text(title, exact=True)).click()
+    page.get_by_role("heading", name=title, level=1, exact=True).wait_for(timeout=timeout)
+    wait_idle(page, timeout=timeout)
+
+
+def no_exception(page) -> None:  # noqa: ANN001
+    """Fail on a Streamlit exception box on the page, or an uncaught script error in it (when watch_console is on)."""
+    boxes = page.locator('[data-testid="stException"]')
+    assert boxes.count() == 0, boxes.first.inner_text()[:2000]
+    crashed = [e for e in CONSOLE.get(id(page), []) if e.startswith("pageerror")]
+    assert not crashed, crashed

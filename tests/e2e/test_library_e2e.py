@@ -45,6 +45,7 @@ def test_bad_files_show_a_message_and_inject_nothing(app, page) -> None:  # noqa
     page.on("dialog", lambda d: (fired.append(d.message), d.dismiss()))
     _import(page, name="cover.txt", data=b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 16)
     page.get_by_text("nothing was saved").first.wait_for()
+    page.get_by_text("This file is a PNG image, not text").first.wait_for()  # the reason is shown, not folded away
     _import(page, name="<img src=x onerror=alert(1)>.txt",
             data=b"CHAPTER I.\n\n" + b"Words of a story about <b>bold</b> people. " * 60)
     wait_idle(page)
