@@ -36,7 +36,8 @@ def _seed_once() -> bool:
     return True
 
 
-st.set_page_config(page_title="Fabula", page_icon=":material/auto_stories:", layout="wide")
+# A local icon: a Material icon as favicon is fetched from fonts.gstatic.com, which an offline install cannot reach.
+st.set_page_config(page_title="Fabula", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
 _seed_once()
 pages = [st.Page(PAGES_DIR / f, title=t, icon=i, url_path=u, default=(u == "library"))
          for f, t, i, u in PAGES if (PAGES_DIR / f).exists()]
