@@ -62,7 +62,8 @@ def streamed(call, key: str):  # noqa: ANN001, ANN202 - runs `call(on_piece)`, s
     try:
         out = call(on_piece)
     except (LLMError, ValueError) as exc:
-        stop.empty()  # the partial text stays in view, above the reason
+        box.empty()  # the callers keep the partial text (as a draft, or as a continuation that can be saved)
+        stop.empty()
         st.error(plain(str(exc)))
         return None
     box.empty()  # done: the caller shows the result (or the draft to edit); the streamed copy would repeat it
@@ -102,7 +103,7 @@ if story:
                          "write_partial")
         if draft:
             st.session_state.update(write_draft=draft.text, write_final=draft.final, write_text=draft.text)
-    elif st.session_state.get("write_partial") and "write_draft" not in st.session_state:
+    if st.session_state.get("write_partial") and "write_draft" not in st.session_state:  # stopped or failed
         st.session_state.update(write_draft=st.session_state["write_partial"], write_final=False,
                                 write_text=st.session_state["write_partial"])
         st.info("Stopped: the partial chapter is kept as a draft.")
@@ -160,7 +161,13 @@ if chapters:
                                                           on_piece=cb), "cont_partial")
         if result:
             st.session_state["cont_result"] = result.as_dict()
+            st.session_state.pop("cont_partial", None)
+    if partial := st.session_state.pop("cont_partial", "").strip():  # stopped or failed midway: keep what came
+        st.session_state["cont_result"] = {"text": partial, "mode": mode, "facts": [], "seconds": 0.0, "notes": [],
+                                           "prompt": "(generation stopped before the end)", "partial": True}
     result = st.session_state.get("cont_result")
+    if result and result.get("partial"):
+        st.info("Generation stopped before the end: the partial continuation below can still be saved.")
     if result and result.get("overlay"):
         st.html(result["overlay"])  # every token html-escaped; hover a highlighted one for its fact
     elif result:

@@ -7,7 +7,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.llm import FakeLLM, register_provider, unregister_provider
+from core.llm import FakeLLM, LLMError, register_provider, unregister_provider
+from core.llm.base import TextStream
 from tests.app.conftest import page
 
 CHAPTER_ONE = "Elena Voss found the dragon egg in her field.\n\nShe carried it home to Millbrook."
@@ -106,3 +107,43 @@ def test_write_own_chapter_is_stored_as_written(writing: list[FakeLLM]) -> None:
     (chapter,) = store.list_chapters(work.id)
     assert chapter.source.value == "written" and store.get_chapter(work.id, 1).text.startswith("The keeper's lamp")
     assert not any("KNOWLEDGE-GRAPH AGENT" in c.prompt for f in writing for c in f.calls)  # no graph: no grapher
+
+
+class BreaksMidway(FakeLLM):
+    """Streams the first words of its reply, then the connection drops (as a provider timing out midway does)."""
+
+    def stream(self, messages, options=None, **overrides):  # noqa: ANN001, ANN003, ANN201
+        inner = super().stream(messages, options, **overrides)
+
+        def pieces():  # noqa: ANN202
+            for n, piece in enumerate(inner):
+                if n == 6:
+                    raise LLMError("The connection to the model dropped.", provider="apptest")
+                yield piece
+        return TextStream(pieces(), self.name)
+
+
+def test_a_continuation_that_fails_midway_keeps_its_partial_text_to_save(app_db: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.config import get_settings
+    from core.services.library import import_book
+    from pages._shared import get_store
+    register_provider("apptest", lambda model, **kw: BreaksMidway(
+        lambda m, o: "The egg cracked at midnight and a small wet dragon blinked at the lamp.", model=model))
+    monkeypatch.setenv("FABULA_LLM", "apptest:writer")
+    get_settings.cache_clear()
+    try:
+        work = import_book(get_store(), "egg.txt", ("CHAPTER I.\n\n" + CHAPTER_ONE).encode())
+        at = _run()
+        at.button(key="cont_go").click().run()
+        assert not at.exception, at.exception
+        assert "The connection to the model dropped" in at.error[0].value
+        assert any("stopped before the end" in i.value for i in at.info)
+        shown = "\n".join(m.value for m in at.markdown)
+        assert shown.count("The egg cracked at midnight and") == 1  # kept once, not twice
+        at.button(key="cont_save").click().run()
+        assert not at.exception, at.exception
+        saved = get_store().get_chapter(work.id, 1).text
+        assert saved.endswith("The egg cracked at midnight and") and saved.startswith("Elena Voss")
+    finally:
+        unregister_provider("apptest")
