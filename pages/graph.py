@@ -54,11 +54,7 @@ def build(extractor: str, force: bool) -> None:
 
 status = kg_service.graph_status(store, work_id)
 with st.expander("Build or update the graph", expanded=not status.up_to_date or status.unfinished_job):
-    if status.chapters == 0:
-        st.info("This work has no chapters yet.")
-    elif status.pending:
-        st.caption(f"{len(status.pending)} of {status.chapters} chapters are not in the graph yet"
-                   + (" (an earlier build stopped midway and will resume)." if status.unfinished_job else "."))
+    note = st.empty()  # filled after a build on this run, so it never reports the state from before it
     left, middle, right = st.columns([2, 1, 1])
     extractor = left.radio("Extractor", EXTRACTORS, horizontal=True, key="kg_extractor",
                            help="offline: spaCy Open IE, no LLM. llm: KGScore prompt. grapher: Remember Me agent.")
@@ -70,6 +66,11 @@ with st.expander("Build or update the graph", expanded=not status.up_to_date or 
     if right.button("Build graph", type="primary", disabled=status.chapters == 0, key="kg_build"):
         build(extractor, force)
         status = kg_service.graph_status(store, work_id)
+    if status.chapters == 0:
+        note.info("This work has no chapters yet.")
+    elif status.pending:
+        note.caption(f"{len(status.pending)} of {status.chapters} chapters are not in the graph yet"
+                     + (" (an earlier build stopped midway and will resume)." if status.unfinished_job else "."))
 if not status.built:
     st.info("No graph yet: build it above (the offline extractor needs no LLM).")
     st.stop()

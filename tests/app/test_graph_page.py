@@ -101,6 +101,12 @@ def test_empty_library_and_unbuilt_graph(app_db: str) -> None:
     assert not at.get("iframe")
     at.radio(key="kg_extractor").set_value("llm").run()  # an LLM build shows its cost before it starts
     assert any("Estimate with" in c.value and "1 chapters" in c.value for c in at.caption)
+    assert any("1 of 1 chapters are not in the graph yet" in c.value for c in at.caption)
+    at.radio(key="kg_extractor").set_value("offline").run()
+    at.button(key="kg_build").click().run()  # building from the page: the note now tells the state after the build
+    assert not at.exception, at.exception
+    assert not any("not in the graph yet" in c.value for c in at.caption)
+    assert at.get("iframe")
 
 
 @pytest.mark.slow
