@@ -69,23 +69,29 @@ class Document:
 def parse_document(content: bytes) -> Document:
     """Blocks of text from one XHTML document; an empty Document when nothing can be parsed at all."""
     root = _parse(content)
-    if root is None:
-        return Document([], "", set())
+    if root is None or root is _TOO_DEEP:
+        return Document(_recovered_blocks(content), "", set())
     collector = _Collector()
     body = next((el for el in root.iter() if _local(el) == "body"), root)
     _walk(body, collector)
     collector.flush()
+    if not collector.blocks:  # markup too deep or broken for the parsers (libxml2 stops at 256 levels)
+        collector.blocks = _recovered_blocks(content)
     title_el = next((el for el in root.iter() if _local(el) == "title"), None)
     head_title = " ".join("".join(title_el.itertext()).split()) if title_el is not None else ""
     return Document(collector.blocks, head_title, _structural_types(body))
+
+
+_TOO_DEEP = etree.Element("too-deep")  # a marker: nested past libxml2's depth limit
 
 
 def _parse(content: bytes) -> etree._Element | None:
     rewritten = _NAMED_ENTITY.sub(_numeric_reference, content)
     try:
         return etree.fromstring(rewritten, _XML_PARSER)
-    except etree.XMLSyntaxError:
-        pass
+    except etree.XMLSyntaxError as exc:
+        if "Excessive depth" in str(exc):  # the HTML parser would keep only the first 256 levels
+            return _TOO_DEEP
     try:
         return lxml_html.document_fromstring(DOCTYPE.sub(rb"\1", rewritten, count=1), parser=_html_parser(rewritten))
     except (etree.ParserError, ValueError, etree.XMLSyntaxError):
@@ -204,3 +210,19 @@ def _heading_lines(el: etree._Element) -> list[str]:
         inner.add(child.tail)
     inner.flush()
     return [line for block in inner.blocks for line in block.text.split("\n") if line]
+
+
+_DROPPED_ELEMENTS = re.compile(rb"<(script|style|head|noscript|template|svg|math)\b.*?</\1\s*>", re.S | re.I)
+_BLOCK_TAG = re.compile(rb"<\s*/?\s*(?:p|div|section|article|blockquote|li|h[1-6]|br|tr|td)\b[^>]*>", re.I)
+_ANY_TAG = re.compile(rb"<[^>]*>")
+
+
+def _recovered_blocks(content: bytes) -> list[Block]:
+    """Paragraphs from a document no parser could read, by removing the markup: text is never silently lost
+    because of how deeply it is nested. Entities are decoded; the text stays plain (pages escape it)."""
+    from html import unescape
+    body = re.split(rb"<body\b[^>]*>", content, maxsplit=1, flags=re.I)[-1]
+    body = _BLOCK_TAG.sub(b"\n\n", _DROPPED_ELEMENTS.sub(b" ", body))
+    text = unescape(_ANY_TAG.sub(b" ", body).decode("utf-8", "replace"))
+    paragraphs = (" ".join(p.split()) for p in re.split(r"\n\s*\n", strip_controls(text)))
+    return [Block(0, p) for p in paragraphs if p]

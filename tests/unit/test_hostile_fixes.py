@@ -196,3 +196,12 @@ def test_markdown_export_keeps_html_and_links_in_the_text_inert() -> None:
     body = md.split("## Chapter 1: One", 1)[1]
     assert "\\<img src=x onerror=alert(1)>" in body and "\\<script>alert(2)\\</script>" in body
     assert "\\[click\\](javascript:alert(3))" in body and "back\\\\slash" in body and "\n\\- a list line" in body
+
+
+@pytest.mark.parametrize("depth", [300, 20_000])
+def test_text_nested_past_the_parser_depth_limit_is_recovered_not_dropped(depth: int) -> None:
+    from core.ingest.xhtml import parse_document
+    content = ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>T'
+               '</title></head><body class="c"><h1>Chapter 1</h1>' + "<div>" * depth + "<p>Deep words &amp; more."
+               "</p><script>alert(1)</script>" + "</div>" * depth + "<p>After.</p></body></html>").encode()
+    assert [b.text for b in parse_document(content).blocks] == ["Chapter 1", "Deep words & more.", "After."]
