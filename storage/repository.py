@@ -222,6 +222,12 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository):
                          created_at=utcnow(), updated_at=utcnow())
             s.add(row)
             s.flush()
+            # An earlier run of this kind still marked running was killed before it could say so: it is not coming
+            # back, and a "running" row forever would mislead anyone reading the job history.
+            s.execute(update(JobRow).where(JobRow.work_id == work_id, JobRow.kind == kind, JobRow.id != row.id,
+                                           JobRow.status == JobStatus.RUNNING.value)
+                      .values(status=JobStatus.FAILED.value, error=f"interrupted; superseded by job {row.id}",
+                              updated_at=utcnow()))
             return _job(row)
 
     def get_job(self, job_id: int) -> Job:

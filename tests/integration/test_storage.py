@@ -86,6 +86,19 @@ def test_jobs_and_meta_round_trip(store: SqlStore) -> None:
     assert store.get_meta("missing") is None
 
 
+def test_a_new_job_retires_an_earlier_one_left_running_by_a_crash(store: SqlStore) -> None:
+    work = store.create_work("B", None, WorkKind.BOOK, {}, _chapters(1))
+    other = store.create_work("C", None, WorkKind.BOOK, {}, _chapters(1))
+    killed, finished, elsewhere = (store.open_job(work.id, "kg", total=5), store.open_job(work.id, "narco", total=1),
+                                   store.open_job(other.id, "kg", total=1))
+    store.update_job(finished.id, status="done")
+    new = store.open_job(work.id, "kg", total=5)
+    assert store.get_job(killed.id).status.value == "failed" and f"job {new.id}" in store.get_job(killed.id).error
+    assert store.get_job(new.id).status.value == "running"
+    assert store.get_job(finished.id).status.value == "done"          # other kinds are left alone
+    assert store.get_job(elsewhere.id).status.value == "running"      # and other works
+
+
 def test_database_file_passes_integrity_check(store: SqlStore, db_url: str) -> None:
     store.create_work("B", None, WorkKind.BOOK, {}, _chapters(2))
     store.engine.dispose()
