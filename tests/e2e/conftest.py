@@ -195,3 +195,14 @@ def no_exception(page) -> None:  # noqa: ANN001
     assert boxes.count() == 0, boxes.first.inner_text()[:2000]
     crashed = [e for e in CONSOLE.get(id(page), []) if e.startswith("pageerror")]
     assert not crashed, crashed
+
+
+def upload(page, files, timeout: float = 60_000) -> None:  # noqa: ANN001 - a path or Playwright file payloads
+    """Choose file(s) in the page's uploader and wait until the browser has sent them to the server (the file chip
+    is shown and its spinner gone). A form submitted while the upload is still on its way can reach the script
+    without the file, so tests click a form's button only after this."""
+    page.locator("input[type=file]").set_input_files(files)
+    page.locator('[data-testid="stFileChip"]').first.wait_for(timeout=timeout)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')",
+                           timeout=timeout)
+    wait_idle(page, timeout=timeout)

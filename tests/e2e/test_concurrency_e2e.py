@@ -22,7 +22,7 @@ import pytest
 
 from core.domain import JobStatus, NewChapter, WorkKind
 from core.ingest import chunk_text, read_book
-from tests.e2e.conftest import SHOTS, App, start_app, wait_idle
+from tests.e2e.conftest import SHOTS, App, start_app, upload, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVELS = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt"
@@ -132,7 +132,7 @@ def test_two_sessions_on_different_works_at_once(shared: Shared, two) -> None:  
     a.get_by_text("Building the graph").first.wait_for()
     b.goto(app.url)  # ... while b imports a book
     b.get_by_text("Import a book").click()
-    b.locator("input[type=file]").set_input_files(str(NOVELS / "the_legend_of_sleepy_hollow_pg41.txt"))
+    upload(b, str(NOVELS / "the_legend_of_sleepy_hollow_pg41.txt"))
     b.get_by_role("button", name="Import").click()
     wait_idle(b, timeout=120_000)
     b.get_by_text("The Legend of Sleepy Hollow").first.wait_for()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import no_exception, open_page, wait_for_outcome, wait_idle
+from tests.e2e.conftest import no_exception, open_page, upload, wait_for_outcome, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "the_call_of_the_wild_pg215.txt"
@@ -103,7 +103,7 @@ def test_import_a_novel(module_app, module_page) -> None:  # noqa: ANN001
     page.get_by_text("A Christmas Carol").first.wait_for(timeout=120_000)  # the sample book, seeded on first start
     wait_idle(page)
     page.get_by_text("Import a book").click()
-    page.locator("input[type=file]").set_input_files(str(NOVEL))
+    upload(page, str(NOVEL))
     page.get_by_role("button", name="Import").click()
     done = page.get_by_text(re.compile(r"Imported “The Call of the Wild”: (\d+) chapters, ([\d,]+) words"))
     wait_for_outcome(page, done, timeout=120_000)

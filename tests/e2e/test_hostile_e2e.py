@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import App, start_app, wait_idle
+from tests.e2e.conftest import App, start_app, upload, wait_idle
 from tests.support.hostile import HOSTILE, load_manifest
 from tests.support.llm_server import refused_url
 
@@ -59,7 +59,7 @@ def _upload(page, name: str, data: bytes, outcome: str) -> None:  # noqa: ANN001
     if not page.get_by_role("button", name="Import").is_visible():
         page.get_by_text("Import a book").first.click()
     mime = "application/epub+zip" if name.endswith(".epub") else "text/plain"
-    page.locator("input[type=file]").set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])
+    upload(page, [{"name": name, "mimeType": mime, "buffer": data}])
     page.get_by_role("button", name="Import").click()
     wait_idle(page, timeout=120_000)
     page.get_by_text(outcome).first.wait_for(timeout=60_000)

@@ -6,20 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import wait_idle
+from tests.e2e.conftest import upload, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVELS = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt"
 
 
 def _import(page, path: Path | None = None, name: str | None = None, data: bytes | None = None) -> None:  # noqa: ANN001
-    chooser = page.locator("input[type=file]")
     if not page.get_by_role("button", name="Import").is_visible():
         page.get_by_text("Import a book").click()
     if path is not None:
-        chooser.set_input_files(str(path))
+        upload(page, str(path))
     else:
-        chooser.set_input_files(files=[{"name": name, "mimeType": "text/plain", "buffer": data}])
+        upload(page, [{"name": name, "mimeType": "text/plain", "buffer": data}])
     page.get_by_role("button", name="Import").click()
     wait_idle(page)
 
