@@ -56,7 +56,7 @@ class KgRepository:
                 # The first write opens the transaction (SQLite begins on DML) and takes the write lock, so the
                 # revision read after it is the current one and no save can commit until this one has.
                 self._delete_chapter_rows(s, [chapter.id])
-                current = s.scalar(select(ChapterRow.revision).where(ChapterRow.id == chapter.id).with_for_update())
+                current = s.scalar(select(ChapterRow.revision).where(ChapterRow.id == chapter.id))
                 if revision is not None and current != revision:
                     raise _ChapterChanged
                 chunk_ids = {i: cid for i, cid in s.execute(select(ChunkRow.index, ChunkRow.id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from html import unescape
 from html.entities import name2codepoint
 
 from lxml import etree
@@ -220,7 +221,6 @@ _ANY_TAG = re.compile(rb"<[^>]*>")
 def _recovered_blocks(content: bytes) -> list[Block]:
     """Paragraphs from a document no parser could read, by removing the markup: text is never silently lost
     because of how deeply it is nested. Entities are decoded; the text stays plain (pages escape it)."""
-    from html import unescape
     body = re.split(rb"<body\b[^>]*>", content, maxsplit=1, flags=re.I)[-1]
     body = _BLOCK_TAG.sub(b"\n\n", _DROPPED_ELEMENTS.sub(b" ", body))
     text = unescape(_ANY_TAG.sub(b" ", body).decode("utf-8", "replace"))

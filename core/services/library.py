@@ -121,10 +121,6 @@ def ensure_sample(store: Store) -> Work | None:
     return work
 
 
-__all__ = ["IngestError", "import_book", "parse_upload", "create_story", "rename_work", "ensure_sample",
-           "clean_filename", "clean_title", "chapter_table", "edit_chapter"]
-
-
 def edit_chapter(store: Store, work_id: int, index: int, text: str, expected_revision: int) -> Chapter:
     """Save the user's own text of a chapter as its next revision (every earlier one stays in its history), with
     fresh passages. ValueError for an empty text; core.store.StaleRevision (nothing saved) when the chapter was
@@ -137,3 +133,7 @@ def edit_chapter(store: Store, work_id: int, index: int, text: str, expected_rev
     if text == current.text:
         return current
     return store.update_chapter(work_id, index, text, chunk_text(text), expected_revision)
+
+
+__all__ = ["IngestError", "import_book", "parse_upload", "create_story", "rename_work", "ensure_sample",
+           "clean_filename", "clean_title", "chapter_table", "edit_chapter"]
