@@ -31,6 +31,7 @@ T = TypeVar("T")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _ITALICS = re.compile(r"(?<![\w_])_(?=\S)|(?<=\S)_(?![\w_])")
+_DOUBLE_HYPHEN = re.compile(r"[ \t]*--+[ \t]*")
 
 
 def load_spacy(model: str = SPACY_MODEL) -> Language:
@@ -82,6 +83,7 @@ def clean_for_parsing(text: str) -> str:
     mark _italics_ are dropped for the same reason.
     """
     text = _ITALICS.sub("", text)  # Gutenberg's _italics_ markers split words into odd tokens
+    text = _DOUBLE_HYPHEN.sub(" — ", text)  # Gutenberg's "large,--he" dash is otherwise one token
     paragraphs = (_SPACES.sub(" ", " ".join(p.split("\n"))).strip() for p in _PARAGRAPH_BREAK.split(text))
     return "\n\n".join(p for p in paragraphs if p)
 

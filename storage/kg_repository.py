@@ -14,7 +14,7 @@ from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from core.kg.store import NewEntity
-from core.kg.types import (ChapterExtraction, DatedAlias, Decision, EntityName, KgEntity, KgState, NameCount,
+from core.kg.types import (INTERACTION_RELATIONS, ChapterExtraction, DatedAlias, Decision, EntityName, KgEntity, KgState, NameCount,
                            StoredTriple)
 from core.store import NotFound
 from storage.models import ChapterRow, ChunkRow, WorkRow, utcnow
@@ -71,7 +71,8 @@ class KgRepository:
                         {**base, "chunk_index": t.chunk_index, "chunk_id": chunk_ids.get(t.chunk_index),
                          "subject": t.subject, "relation": t.relation[:_RELATION_CHARS], "object": t.object,
                          "subject_name": _cut(t.subject_name, NAME_CHARS),
-                         "object_name": _cut(t.object_name, NAME_CHARS), "sentence": t.sentence}
+                         "object_name": _cut(t.object_name, NAME_CHARS), "sentence": t.sentence,
+                         "label": _cut(t.label, _RELATION_CHARS) or None}
                         for t in extraction.triples])
                 if extraction.aliases:
                     s.execute(insert(KgAliasRow), [
@@ -137,7 +138,8 @@ class KgRepository:
             q = (select(ChapterRow.index, KgTripleRow.subject_name, KgTripleRow.object_name)
                  .join(ChapterRow, ChapterRow.id == KgTripleRow.chapter_id)
                  .where(KgTripleRow.work_id == work_id, KgTripleRow.subject_name.is_not(None),
-                        KgTripleRow.object_name.is_not(None)).order_by(KgTripleRow.id))
+                        KgTripleRow.object_name.is_not(None),
+                        KgTripleRow.relation.not_in(sorted(INTERACTION_RELATIONS))).order_by(KgTripleRow.id))
             return [(i, a, b) for i, a, b in s.execute(self._upto(q, upto_chapter))]
 
     def kg_aliases(self, work_id: int, upto_chapter: int | None = None) -> list[DatedAlias]:
@@ -152,7 +154,7 @@ class KgRepository:
         with self.session() as s:
             t = KgTripleRow
             q = (select(t.id, ChapterRow.index, t.chunk_id, t.chunk_index, t.subject, t.relation, t.object, t.sentence,
-                        t.subject_name, t.object_name).join(ChapterRow, ChapterRow.id == t.chapter_id)
+                        t.subject_name, t.object_name, t.label).join(ChapterRow, ChapterRow.id == t.chapter_id)
                  .where(t.work_id == work_id).order_by(ChapterRow.index, t.id))
             if kind == "edges":
                 q = q.where(or_(t.subject_name.is_not(None), t.object_name.is_not(None)))

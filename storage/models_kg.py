@@ -67,6 +67,7 @@ class KgTripleRow(Base):
     chunk_index: Mapped[int] = mapped_column(Integer)
     subject: Mapped[str] = mapped_column(Text)
     relation: Mapped[str] = mapped_column(String(300))
+    label: Mapped[str | None] = mapped_column(String(300), nullable=True)   # migration 0005
     object: Mapped[str] = mapped_column(Text)
     subject_name: Mapped[str | None] = mapped_column(String(NAME_CHARS), nullable=True)
     object_name: Mapped[str | None] = mapped_column(String(NAME_CHARS), nullable=True)

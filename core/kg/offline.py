@@ -12,19 +12,20 @@ are alias evidence.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core import nlp as nlp_helpers
+from core.kg import coref as coref_rules
 from core.kg.filters import RULE_NAMES, violated_rule
 from core.kg.names import HONORIFICS, normalize_name
 from core.kg.openie import as_phrase, text_of, triples_from_sentence
-from core.kg.types import AliasLink, ChapterExtraction, NameMention, Triple
+from core.kg.types import CO_OCCURS, SPEAKS_TO, AliasLink, ChapterExtraction, NameMention, Triple
 
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.language import Language
-    from spacy.tokens import Doc, Span
+    from spacy.tokens import Doc, Span, Token
 
 ENTITY_TYPES: dict[str, str] = {"PERSON": "character", "NORP": "organization", "ORG": "organization",
                                 "GPE": "location", "LOC": "location", "FAC": "location", "EVENT": "event",
@@ -41,12 +42,20 @@ ALIAS_BRIDGES = frozenset({", or", ", or,", "(", ", called", ", known as", ", al
 NO_ALIAS_BEFORE = frozenset({"either", "whether", "neither", "between"})
 
 
+# Capitalised at the start of a sentence, these are not names ("Whereupon he rose": the model calls it an ORG).
+NOT_NAMES = frozenset("""whereupon meanwhile nevertheless however presently suddenly thereupon henceforth hence
+thence therefore moreover furthermore besides perhaps indeed accordingly afterwards afterward instantly immediately
+yonder hullo hallo hello goodbye farewell alas hurrah hurray bravo amen ay aye nay yea ha hah oho aha hush hark
+behold lo pshaw bah humbug tut""".split())
+
+
 @dataclass(frozen=True)
 class Mention:
     start: int
     end: int
     name: str
     type: str
+    evidence: bool = False      # typed by what the text says (honorific, speech verb), not the NER label alone
 
 
 @dataclass(frozen=True)
@@ -75,11 +84,12 @@ def find_mentions(doc: Doc) -> list[Mention]:
         while start < end and doc[start].pos_ != "PROPN" and not _is_honorific(doc[start].text):
             start += 1  # "Come, Darcy" / "Dear Lizzy": the model's span starts too early
         name = normalize_name(doc[start:end].text) if end > start else None
-        if not name:
+        if not name or (end - start == 1 and (doc[start].lower_ in NOT_NAMES or doc[start].is_stop)):
             continue
-        if start < ent.start or _is_honorific(doc[start].text):
+        evidence = start < ent.start or _is_honorific(doc[start].text)
+        if evidence:
             etype = "character"
-        found.append(Mention(start, end, name, etype))
+        found.append(Mention(start, end, name, etype, evidence))
         covered.update(range(start, end))
     for tok in doc:
         if tok.i in covered or not _is_honorific(tok.text) or tok.i + 1 >= len(doc):
@@ -90,7 +100,7 @@ def find_mentions(doc: Doc) -> list[Mention]:
         if end > tok.i + 1:
             name = normalize_name(doc[tok.i:end].text)
             if name:
-                found.append(Mention(tok.i, end, name, "character"))
+                found.append(Mention(tok.i, end, name, "character", True))
                 covered.update(range(tok.i, end))
     found.sort(key=lambda m: m.start)
     return [_speech_vote(doc, m) for m in found]
@@ -98,8 +108,8 @@ def find_mentions(doc: Doc) -> list[Mention]:
 
 def _speech_vote(doc: Doc, mention: Mention) -> Mention:
     root = doc[mention.end - 1]
-    if mention.type != "character" and root.dep_ == "nsubj" and root.head.lower_ in SPEECH_VERBS:
-        return Mention(mention.start, mention.end, mention.name, "character")
+    if not mention.evidence and root.dep_ == "nsubj" and root.head.lower_ in SPEECH_VERBS:
+        return Mention(mention.start, mention.end, mention.name, "character", True)
     return mention
 
 
@@ -122,36 +132,121 @@ def alias_links(sent: Span, mentions: list[Mention], chunk_index: int) -> list[A
     return links
 
 
-def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str]) -> tuple[list[Triple], Counter[tuple[str, str]],
-                                                                          list[AliasLink]]:
-    """Triples (filtered), mention counts per (name, type) and alias links of one parsed passage."""
-    mentions = find_mentions(doc)
-    at: dict[int, tuple[int, int, str]] = {}
+Lemma = Callable[["Token"], str]
+
+
+def _lower(tok: Token) -> str:
+    return tok.lower_
+
+
+def relation_label(relation: Sequence[Token], suffix: str = "", lemma: Lemma = _lower) -> str:
+    """A readable predicate: the verb's lemma with its particle, preposition or noun ("sold ... to" -> "sell to",
+    "wanted to see" -> "want to see"); a passive keeps its participle ("was taken by" -> "taken by")."""
+    passive = any(t.dep_ == "auxpass" for t in relation)
+    negated = any(t.dep_ == "neg" for t in relation)
+    words = []
+    for t in relation:
+        if t.dep_ in ("auxpass", "neg") or (t.dep_ == "aux" and t.lower_ != "to"):
+            continue
+        words.append(lemma(t).lower() if t.pos_ in ("VERB", "AUX") and not passive else t.lower_)
+    if suffix:
+        words.append(suffix)
+    label = " ".join(w for w in words if w.strip())
+    return f"not {label}" if negated and label else label
+
+
+def _render(tokens: list[Token], name: str | None, refs: dict[int, str]) -> tuple[str, list[tuple[str, str]]]:
+    """A phrase's text and (word, POS) pairs with resolved pronouns replaced by the names they refer to: "He" ->
+    "Manuel", "his master" -> "Buck's master". Unresolved pronouns stay, and the Andrus rules judge them."""
+    if name and tokens and all(t.i in refs for t in tokens):
+        return name, [(name, "PROPN")]
+    if not any(t.i in refs for t in tokens):
+        return text_of(tokens), as_phrase(tokens)
+    parts: list[str] = []
+    phrase: list[tuple[str, str]] = []
+    for t in tokens:
+        ref = refs.get(t.i)
+        if ref is None:
+            parts.append(t.text)
+            phrase.append((t.text, t.pos_))
+        else:
+            word = f"{ref}'s" if t.dep_ == "poss" else ref
+            parts.append(word)
+            phrase.append((word, "PROPN"))
+    return " ".join(parts), phrase
+
+
+def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: list[Mention] | None = None,
+                refs: dict[int, str] | None = None, types: dict[str, str] | None = None,
+                lemma: Lemma = _lower) -> tuple[list[Triple], Counter[tuple[str, str]], list[AliasLink]]:
+    """Triples (filtered), mention counts per (name, type) and alias links of one parsed passage.
+
+    `refs` maps pronoun tokens to the names they were resolved to (core.kg.coref), which makes "He sold Buck" an
+    edge from the right man; `types` is the chapter's evidence-based type per name (overriding the NER label).
+    Interaction edges join two characters named in one sentence that no verb triple of the sentence joins."""
+    mentions = find_mentions(doc) if mentions is None else mentions
+    refs = refs or {}
+    types = types or {}
+    at: dict[int, tuple[int, int, str]] = {i: (i, i + 1, name) for i, name in refs.items()}
     for m in mentions:
         for i in range(m.start, m.end):
             at[i] = (m.start, m.end, m.name)
     lookup = at.get
     triples: list[Triple] = []
     aliases: list[AliasLink] = []
+    starts = {m.start: m for m in mentions}
     for sent in doc.sents:
         stats["sentences"] += 1
         raw = triples_from_sentence(sent, lookup)
-        if raw:
-            sentence = " ".join(sent.text.split())
-            for r in raw:
-                stats["candidates"] += 1
-                relation = as_phrase(r.relation) + ([(r.relation_suffix, "ADP")] if r.relation_suffix else [])
-                rule = violated_rule(as_phrase(r.head), relation, as_phrase(r.tail))
-                if rule is not None:
-                    stats[f"dropped_{RULE_NAMES[rule]}"] += 1
-                    continue
-                relation_text = " ".join(p for p in (text_of(r.relation), r.relation_suffix) if p).lower()
-                triples.append(Triple(text_of(r.head), relation_text, text_of(r.tail), sentence, chunk_index,
-                                      r.head_name, r.tail_name))
+        sentence = " ".join(sent.text.split())
+        joined: set[frozenset[str]] = set()
+        for r in raw:
+            stats["candidates"] += 1
+            relation = as_phrase(r.relation) + ([(r.relation_suffix, "ADP")] if r.relation_suffix else [])
+            head_text, head = _render(r.head, r.head_name, refs)
+            tail_text, tail = _render(r.tail, r.tail_name, refs)
+            rule = violated_rule(head, relation, tail)
+            if rule is not None:
+                stats[f"dropped_{RULE_NAMES[rule]}"] += 1
+                continue
+            if any(t.i in refs for t in (*r.head, *r.tail)):
+                stats["coref_triples"] += 1
+            relation_text = " ".join(p for p in (text_of(r.relation), r.relation_suffix) if p).lower()
+            triples.append(Triple(head_text, relation_text, tail_text, sentence, chunk_index, r.head_name,
+                                  r.tail_name, relation_label(r.relation, r.relation_suffix, lemma)))
+            if r.head_name and r.tail_name:
+                joined.add(frozenset((r.head_name, r.tail_name)))
+        names = list(dict.fromkeys(starts[i].name for i in range(sent.start, sent.end) if i in starts
+                                   and types.get(starts[i].name, starts[i].type) == "character"))
+        if 2 <= len(names) <= coref_rules.MAX_NAMES_PER_SENTENCE:
+            for k, a in enumerate(names):
+                for b in names[k + 1:]:
+                    if frozenset((a, b)) not in joined:
+                        triples.append(Triple(a, CO_OCCURS, b, sentence, chunk_index, a, b, CO_OCCURS))
+                        stats["co_occurrence_edges"] += 1
         if len(mentions) > 1:
             aliases.extend(alias_links(sent, mentions, chunk_index))
-    counts: Counter[tuple[str, str]] = Counter((m.name, m.type) for m in mentions)
+    counts: Counter[tuple[str, str]] = Counter((m.name, types.get(m.name, m.type)) for m in mentions)
     return triples, counts, aliases
+
+
+def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.ChapterCoref) -> dict[str, str]:
+    """The type the chapter's evidence gives each name, where it gives one: referred to as he/she, speaking, being
+    addressed, an honorific or a speech verb make a character; prepositions of place and place words a location.
+    Names without evidence keep their NER label, mention by mention."""
+    character = Counter(found.character_evidence)
+    for per_doc in mentions:
+        for m in per_doc:
+            if m.evidence:
+                character[m.name] += 1
+    out: dict[str, str] = {}
+    for name in {m.name for per_doc in mentions for m in per_doc}:
+        person, place = character.get(name, 0), found.place_evidence.get(name, 0)
+        if person >= 1 and person >= place:
+            out[name] = "character"
+        elif place >= 1 and place > person:
+            out[name] = "location"
+    return out
 
 
 class OfflineExtractor:
@@ -182,15 +277,40 @@ class OfflineExtractor:
             if close:
                 close()
 
+    def _lemma(self) -> Lemma:
+        try:
+            lemmatizer = (self.nlp or nlp_helpers.load_spacy()).get_pipe("lemmatizer")
+        except (KeyError, AttributeError):  # a pipeline without one: surface forms
+            return _lower
+        rule = getattr(lemmatizer, "rule_lemmatize", None)
+        if rule is None:
+            return _lower
+        return lambda tok: (rule(tok) or [tok.lower_])[0]
+
     def _chapter(self, chapter: ChapterText, docs: Iterator) -> ChapterExtraction:
+        """Parse-level extraction of one chapter: its passages' docs are read first, so pronouns resolve across
+        passage boundaries and the chapter's evidence types every mention of a name."""
         ext = ChapterExtraction(chapter.index)
         stats: Counter[str] = Counter()
-        for _ in range(len(chapter.chunks)):
-            doc, (_, chunk_index) = next(docs)
-            triples, counts, aliases = extract_doc(doc, chunk_index, stats)
+        parsed = [next(docs) for _ in range(len(chapter.chunks))]
+        mentions = [find_mentions(doc) for doc, _ in parsed]
+        spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]
+        ner = [{m.name: m.type for m in per_doc} for per_doc in mentions]
+        found = coref_rules.resolve_chapter([doc for doc, _ in parsed], spans, ner)
+        types = chapter_types(mentions, found)
+        lemma = self._lemma()
+        for k, (doc, (_, chunk_index)) in enumerate(parsed):
+            triples, counts, aliases = extract_doc(doc, chunk_index, stats, mentions=mentions[k], refs=found.refs[k],
+                                                   types=types, lemma=lemma)
             ext.triples.extend(triples)
             ext.aliases.extend(aliases)
             ext.mentions.extend(NameMention(name, etype, chunk_index, n) for (name, etype), n in counts.items())
+        for q in found.quotes:
+            if q.speaker and q.addressee and q.speaker != q.addressee:
+                ext.triples.append(Triple(q.speaker, SPEAKS_TO, q.addressee, q.sentence, parsed[q.doc][1][1],
+                                          q.speaker, q.addressee, SPEAKS_TO))
+                stats["dialogue_edges"] += 1
+        stats.update({k: v for k, v in found.stats.items()})
         stats["edges"] = sum(1 for t in ext.triples if t.is_edge)
         stats["facts"] = len(ext.triples) - stats["edges"]
         stats["mentions"] = sum(m.count for m in ext.mentions)

@@ -11,6 +11,12 @@ from typing import Any
 
 NODE_TYPES: tuple[str, ...] = ("character", "location", "organization", "object", "event")
 EXTRACTORS: tuple[str, ...] = ("offline", "llm", "grapher")
+# Relations of the interaction edges the offline extractor adds where the text joins two characters without a clean
+# verb: named in one sentence ("co-occurs"), or one speaking to the other in a dialogue exchange. They weigh a
+# relationship but are not facts: alias resolution's guards and fact retrieval leave them out.
+CO_OCCURS = "appears with"
+SPEAKS_TO = "speaks to"
+INTERACTION_RELATIONS: frozenset[str] = frozenset({CO_OCCURS, SPEAKS_TO})
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,7 @@ class Triple:
     chunk_index: int
     subject_name: str | None = None
     object_name: str | None = None
+    label: str = ""             # a readable predicate (the verb's lemma with its particle: "sell to"); "" = relation
 
     @property
     def is_edge(self) -> bool:
@@ -78,6 +85,11 @@ class StoredTriple:
     sentence: str
     subject_name: str | None
     object_name: str | None
+    label: str | None = None    # None for triples stored before labels existed: use `relation`
+
+    @property
+    def predicate(self) -> str:
+        return self.label or self.relation
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,507 @@
+"""Who "he", "she", "I" and "you" are, and who is a character: offline, rule-based, over one parsed chapter.
+
+Fiction is told through pronouns: "He sold Buck to the man" is about Manuel, and a graph that drops pronoun-led
+sentences (Andrus rule 4) loses most of who-did-what-to-whom. This module resolves third-person singular pronouns
+to the named mentions they refer to, and first and second person inside a quotation to its speaker and addressee, in
+one pass over a chapter's parsed passages (about a second for a novel's chapter on top of the parse):
+
+- Agreement. Each name's gender comes from its honorific ("Mrs.", "Sir"), its first name, and what the chapter itself
+  says: a he/she that follows a sentence naming only that person votes for that gender. A candidate of the other
+  gender is never chosen; one of unknown gender only with a clear margin.
+- Recency and salience. Candidates are the names of the current and two previous sentences (narration for narration;
+  inside a quotation the quotation's own names too); a subject outranks an object, a nearer sentence a farther one,
+  and the referent of the last pronoun of the same gender is kept (a chain). When the best two candidates are too
+  close ("Jane and Elizabeth came in. She smiled."), nothing is resolved: a wrong edge is worse than a missing one.
+- Syntax. A pronoun is not its own verb's other argument ("Manuel sold him": him is not Manuel); "himself" is.
+- Dialogue. Quotations are found from the quotation marks (curly or straight, a quotation inside a quotation
+  included), their speaker from a speech verb's subject next to them ("said Buck", "he asked") or the one name acting
+  in the paragraph, their addressee from a name set off by commas inside them ("Come, Buck!") or the other speaker of
+  an alternating exchange. "I"/"you" resolve to speaker/addressee only at the first level: the speaker of a quotation
+  inside a quotation is unknown.
+
+It also collects the evidence that types a name (core.kg.offline uses it): being referred to as he/she, speaking,
+being addressed (a character); following a preposition of place ("in Seattle", "to Dawson") or ending in a place word
+("Queen Charlotte Sound") (a location).
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from core.kg.names import parse_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from spacy.tokens import Doc, Token
+
+MALE, FEMALE = "m", "f"
+THIRD_PERSON: dict[str, str] = {"he": MALE, "him": MALE, "his": MALE, "himself": MALE,
+                                "she": FEMALE, "her": FEMALE, "hers": FEMALE, "herself": FEMALE}
+REFLEXIVE = frozenset({"himself", "herself"})
+POSSESSIVE = frozenset({"his", "hers"})     # "her" is possessive when its dependency says so
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
+SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "thee", "thou", "thy", "thine"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+OBJECT_DEPS = frozenset({"dobj", "pobj", "dative", "attr", "oprd"})
+
+MALE_HONORIFICS = frozenset({"Mr.", "Sir", "Lord", "King", "Prince", "Duke", "Count", "Baron", "Uncle", "Father",
+                             "Brother", "Master", "Monsieur", "Colonel", "Captain", "Major", "General", "Lieutenant",
+                             "Sergeant", "Admiral", "Inspector", "Rev.", "Professor"})
+FEMALE_HONORIFICS = frozenset({"Mrs.", "Miss", "Ms.", "Lady", "Dame", "Madam", "Madame", "Mademoiselle", "Queen",
+                               "Princess", "Duchess", "Countess", "Baroness", "Aunt", "Mother", "Sister"})
+FEMALE_NAMES = frozenset("""
+Abigail Ada Adela Adelaide Agatha Agnes Alice Alicia Amelia Amy Angela Ann Anna Anne Annie Arabella Augusta Barbara
+Beatrice Belle Bertha Beth Betsy Betty Caroline Catherine Cecilia Cecily Charlotte Christina Clara Clarissa Constance
+Cynthia Daisy Diana Dinah Dorothea Dorothy Edith Eleanor Elinor Eliza Elizabeth Ellen Elsie Emily Emma Esther Ethel
+Evelyn Fanny Flora Florence Frances Georgiana Georgina Gertrude Grace Hannah Harriet Helen Henrietta Hester Hetty Ida
+Irene Isabel Isabella Jane Janet Jemima Jenny Jessie Joan Josephine Julia Juliet Kate Katherine Kitty Laura Lizzy
+Lily Louisa Louise Lucy Lydia Mabel Madeline Margaret Maria Marian Marianne Martha Mary Matilda Maud Meg Mercedes
+Mildred Miriam Molly Nancy Nell Nelly Olive Olivia Patience Peggy Penelope Phoebe Polly Priscilla Rachel Rebecca Rose
+Rosa Rosamond Ruth Sally Sarah Sibyl Sophia Sophie Susan Susanna Sylvia Ursula Victoria Violet Winifred
+""".split())
+MALE_NAMES = frozenset("""
+Adam Albert Alfred Allan Andrew Anthony Archibald Arthur Augustus Basil Benjamin Bob Cecil Charles Christopher Clement
+Daniel David Dick Dorian Edgar Edmund Edward Edwin Ernest Eugene Felix Francis Frank Fred Frederick Geoffrey George
+Gerald Gilbert Guy Harold Harry Hector Henry Herbert Horace Hugh Isaac Jack Jacob James Jasper Jim Joe John Joseph
+Joshua Julius Laurence Lawrence Leonard Lewis Lionel Matthew Michael Ned Nicholas Oliver Patrick Paul Percy Peter
+Philip Ralph Richard Robert Samuel Stephen Theodore Thomas Tim Timothy Tom Victor Walter Wilfred William Sherlock
+Ebenezer Jacob Hal Charles Fritz Teddy Laurie Victor Henry Ernest Justine
+""".split()) - {"Justine"}
+
+# After these prepositions a name is a place ("in Seattle", "at Longbourn"); "to"/"from"/"toward" only after a verb
+# of motion ("went to Dawson"; "said to Perrault" is a person).
+PLACE_PREPOSITIONS = frozenset({"in", "at", "into", "near", "within", "inside", "throughout", "across", "through",
+                                "around", "beyond", "outside", "upon"})
+DIRECTION_PREPOSITIONS = frozenset({"to", "from", "toward", "towards", "for"})
+MOTION_VERBS = frozenset("""go goes went gone going come comes came coming return returns returned returning travel
+travels travelled traveled travelling journey journeyed sail sails sailed sailing drive drove driven ride rode ridden
+walk walked walking run ran arrive arrived arriving move moved removed remove hurry hurried set start started
+started leave left leaving head headed fly flew flown bound march marched proceed proceeded retire retired
+""".split())
+PLACE_SUFFIXES = frozenset({"house", "park", "hall", "lodge", "manor", "court", "castle", "abbey", "street",
+                            "square", "lane", "road", "farm", "cottage", "grange", "parsonage", "rectory", "woods",
+                            "sound", "river", "lake", "mountain", "mountains", "valley", "bay", "island", "islands",
+                            "creek", "pass", "range", "sea", "ocean", "city", "town", "county", "inlet", "harbour",
+                            "harbor", "hill", "hills", "bridge", "church", "cathedral", "college", "gardens", "garden",
+                            "row", "place", "crescent", "terrace", "mount", "forest", "wood", "moor", "heath",
+                            "station", "inn", "hotel", "palace", "cove", "point", "falls", "canyon", "gulch", "lane"})
+SPEECH_LEMMAS = frozenset("""say says said cry cries cried reply replies replied answer answers answered exclaim
+exclaimed ask asks asked add adds added continue continued observe observed return returned rejoin rejoined whisper
+whispered shout shouted mutter muttered murmur murmured call called think thought laugh laughed sigh sighed smile
+smiled repeat repeated declare declared remark remarked begin began interrupt interrupted resume resumed inquire
+inquired enquire enquired growl growled snarl snarled yell yelled roar roared scream screamed demand demanded
+retort retorted protest protested explain explained cry sob sobbed groan groaned grunt grunted urge urged tell told
+""".split())
+# Unnamed people ("the man in the red sweater", "the driver asked"): they compete for a pronoun like a name does,
+# and when they win, the pronoun stays unresolved instead of going to the nearest named character.
+MALE_NOUNS = frozenset("""man men boy father husband gentleman brother son uncle king lord fellow master sir lad
+priest monk prince duke stranger-man chap grandfather nephew""".split())
+FEMALE_NOUNS = frozenset("""woman women girl mother wife lady sister daughter aunt queen maid maiden princess duchess
+widow niece grandmother mistress madam nurse""".split())
+UNNAMED = ""          # the name of an unnamed person's entry
+QUOTE_OPEN = "“"
+QUOTE_CLOSE = "”"
+INNER_OPEN = "‘"
+INNER_CLOSE = "’"
+WINDOW = 2            # previous sentences searched for an antecedent
+MARGIN = 0.75         # the best candidate must lead the next by this much
+MAX_NAMES_PER_SENTENCE = 6
+
+
+@dataclass(frozen=True)
+class NamedSpan:
+    """A name mention in one doc: tokens [start, end)."""
+
+    start: int
+    end: int
+    name: str
+
+
+@dataclass
+class Quote:
+    doc: int
+    paragraph: int
+    first: int                      # token indices in its doc
+    last: int
+    speaker: str | None = None
+    addressee: str | None = None
+    sentence: str = ""
+
+
+@dataclass
+class ChapterCoref:
+    """What the chapter's pronouns and quotations resolve to, and the typing evidence gathered on the way."""
+
+    refs: list[dict[int, str]]                                       # per doc: token index -> name
+    quotes: list[Quote] = field(default_factory=list)
+    gender: dict[str, str] = field(default_factory=dict)
+    character_evidence: Counter[str] = field(default_factory=Counter)
+    place_evidence: Counter[str] = field(default_factory=Counter)
+    stats: Counter[str] = field(default_factory=Counter)
+
+
+def prior_gender(name: str) -> str | None:
+    """Gender from the honorific or the first name alone ("Mrs. Bennet" f, "Sir William" m, "Lydia" f)."""
+    parts = parse_name(name)
+    if parts.honorific in MALE_HONORIFICS:
+        return MALE
+    if parts.honorific in FEMALE_HONORIFICS:
+        return FEMALE
+    first = parts.core[0] if parts.core else ""
+    if first in FEMALE_NAMES:
+        return FEMALE
+    if first in MALE_NAMES:
+        return MALE
+    return None
+
+
+def is_place_name(name: str) -> bool:
+    parts = parse_name(name).core
+    return len(parts) >= 2 and parts[-1].lower() in PLACE_SUFFIXES
+
+
+# ---- quotations -------------------------------------------------------------------------------------------------
+
+def quote_levels(doc: Doc) -> tuple[list[int], list[int], list[int]]:
+    """Per token: quotation depth (0 narration, 1 inside a quotation, 2 inside a quotation inside it), the index of
+    the first-level quotation it belongs to (-1 outside), and its paragraph number within the doc."""
+    text = doc.text
+    depth_at = [0] * (len(text) + 1)
+    quote_at = [-1] * (len(text) + 1)
+    depth, quote, straight_inner = 0, -1, False
+    for k, ch in enumerate(text):
+        prev = text[k - 1] if k else " "
+        nxt = text[k + 1] if k + 1 < len(text) else " "
+        if ch == "\n" and nxt == "\n":
+            depth = 0                                  # a new paragraph reopens its quotation with its own mark
+        elif ch == QUOTE_OPEN or (ch == '"' and depth == 0):
+            if depth == 0:
+                quote += 1
+            depth = 1
+        elif ch == QUOTE_CLOSE or ch == '"':
+            depth = 0
+        elif ch == INNER_OPEN or (ch == "'" and depth == 1 and not prev.isalnum() and nxt.isalpha()):
+            if depth == 0:
+                quote += 1
+                depth = 1                              # single quotes as the outer marks (British style)
+            else:
+                depth, straight_inner = 2, ch == "'"
+        elif (ch == INNER_CLOSE or (ch == "'" and straight_inner)) and depth == 2 and not nxt.isalpha():
+            depth = 1
+        depth_at[k] = depth
+        quote_at[k] = quote if depth else -1
+    depths, quotes, paragraphs = [], [], []
+    paragraph = 0
+    for tok in doc:
+        if tok.is_space and "\n" in tok.text:
+            paragraph += 1
+        # a token's own opening mark belongs to its quotation: read the state just after the token's first char
+        depths.append(depth_at[tok.idx])
+        quotes.append(quote_at[tok.idx])
+        paragraphs.append(paragraph)
+    return depths, quotes, paragraphs
+
+
+# ---- the resolver -----------------------------------------------------------------------------------------------
+
+@dataclass
+class _Entry:
+    sentence: int
+    name: str          # UNNAMED for a common-noun person
+    subject: bool
+    doc: int
+    verb: int          # token index of the governing verb in its doc (binding)
+    quote: int         # first-level quotation id (-1 narration)
+    gender: str | None = None
+
+
+def _role(tok: Token) -> tuple[bool, int]:
+    """(is a subject, index of the governing word) of a mention's head token."""
+    if tok.dep_ in ("poss",):
+        return False, tok.head.head.i
+    if tok.dep_ == "pobj":
+        return False, tok.head.head.i
+    if tok.dep_ == "conj":
+        return _role(tok.head)
+    return tok.dep_ in SUBJECT_DEPS, tok.head.i
+
+
+def _is_speech_verb(tok: Token) -> bool:
+    return tok.pos_ == "VERB" and tok.lower_ in SPEECH_LEMMAS
+
+
+class _Chapter:
+    def __init__(self, docs: Sequence[Doc], mentions: Sequence[Sequence[NamedSpan]],
+                 types: Sequence[dict[str, str]]) -> None:
+        self.docs = docs
+        self.mentions = mentions
+        self.ner_type = {}
+        for per_doc in types:
+            self.ner_type.update(per_doc)
+        self.levels = [quote_levels(d) for d in docs]
+        self.at: list[dict[int, NamedSpan]] = []
+        for per_doc in mentions:
+            table: dict[int, NamedSpan] = {}
+            for m in per_doc:
+                for i in range(m.start, m.end):
+                    table[i] = m
+            self.at.append(table)
+        self.out = ChapterCoref(refs=[{} for _ in docs])
+        self.quotes: dict[tuple[int, int], Quote] = {}
+
+    # -- pass 1: genders and typing evidence from explicit names ------------------------------------------------
+    def learn(self) -> None:
+        votes: dict[str, Counter[str]] = defaultdict(Counter)
+        last_names: list[str] = []          # distinct narration names of the previous sentence
+        for d, doc in enumerate(self.docs):
+            depths = self.levels[d][0]
+            for sent in doc.sents:
+                names_here: list[str] = []
+                for tok in sent:
+                    m = self.at[d].get(tok.i)
+                    if m is not None and tok.i == m.start:
+                        if depths[tok.i] == 0:
+                            names_here.append(m.name)
+                        self._place_vote(doc, m)
+                        continue
+                    gender = THIRD_PERSON.get(tok.lower_)
+                    if gender and depths[tok.i] == 0 and tok.pos_ == "PRON":
+                        scope = set(names_here) if names_here else set(last_names)
+                        if len(scope) == 1:
+                            votes[next(iter(scope))][gender] += 1
+                last_names = list(dict.fromkeys(names_here)) if names_here else last_names[:0]
+        for name in self.ner_type:
+            prior = prior_gender(name)
+            v = votes.get(name, Counter())
+            if prior:
+                self.out.gender[name] = prior
+            elif v[MALE] >= 2 and v[MALE] >= 3 * v[FEMALE]:
+                self.out.gender[name] = MALE
+            elif v[FEMALE] >= 2 and v[FEMALE] >= 3 * v[MALE]:
+                self.out.gender[name] = FEMALE
+            if v[MALE] + v[FEMALE] >= 2 and name in self.out.gender:
+                self.out.character_evidence[name] += v[MALE] + v[FEMALE]
+            if is_place_name(name):
+                self.out.place_evidence[name] += 3
+
+    def _place_vote(self, doc: Doc, m: NamedSpan) -> None:
+        root = doc[m.end - 1]
+        if root.dep_ != "pobj":
+            return
+        prep = root.head
+        word = prep.lower_
+        if word in PLACE_PREPOSITIONS or (word in DIRECTION_PREPOSITIONS and prep.head.lower_ in MOTION_VERBS):
+            self.out.place_evidence[m.name] += 1
+
+    def is_place(self, name: str) -> bool:
+        place = self.out.place_evidence.get(name, 0)
+        person = self.out.character_evidence.get(name, 0)
+        if name in self.out.gender and place <= person + 2:
+            return False
+        return place > person or (self.ner_type.get(name) == "location" and person == 0)
+
+    # -- pass 2: quotations and their speakers --------------------------------------------------------------------
+    def find_quotes(self) -> None:
+        for d, doc in enumerate(self.docs):
+            depths, quote_ids, paragraphs = self.levels[d]
+            spans: dict[int, list[int]] = {}
+            for tok in doc:
+                q = quote_ids[tok.i]
+                if q >= 0:
+                    spans.setdefault(q, [tok.i, tok.i])[1] = tok.i
+            for q, (first, last) in spans.items():
+                sentence = " ".join(doc[doc[first].sent.start:doc[last].sent.end].text.split())
+                quote = Quote(d, paragraphs[first], first, last, sentence=sentence[:600])
+                quote.addressee = self._vocative(d, first, last, depths)
+                self.quotes[(d, q)] = quote
+                self.out.quotes.append(quote)
+
+    def _vocative(self, d: int, first: int, last: int, depths: list[int]) -> str | None:
+        """A name set off by punctuation inside the quotation and not an argument of its verbs ("Come, Buck!")."""
+        doc = self.docs[d]
+        for i in range(first, last + 1):
+            m = self.at[d].get(i)
+            if m is None or i != m.start or depths[i] != 1:
+                continue
+            before = doc[m.start - 1].text if m.start > 0 else ""
+            after = doc[m.end].text if m.end < len(doc) else ""
+            head = doc[m.end - 1]
+            if (before in (",", QUOTE_OPEN, '"', "O", "Oh", "oh", "!", "—") and after in (",", "!", "?", ".", ";",
+                                                                                         QUOTE_CLOSE, '"', "—")
+                    and head.dep_ not in SUBJECT_DEPS | OBJECT_DEPS | {"poss", "compound"}):
+                return m.name
+        return None
+
+    def _speaker_token(self, d: int, quote: Quote) -> Token | None:
+        """The subject of the speech verb next to a quotation ("said Buck", "he asked"), in narration."""
+        doc = self.docs[d]
+        depths, _, paragraphs = self.levels[d]
+        sents = {doc[quote.first].sent.start: doc[quote.first].sent, doc[quote.last].sent.start: doc[quote.last].sent}
+        for sent in sents.values():
+            for tok in sent:
+                if depths[tok.i] == 0 and paragraphs[tok.i] == quote.paragraph and _is_speech_verb(tok):
+                    for child in tok.children:
+                        if child.dep_ in SUBJECT_DEPS and depths[child.i] == 0:
+                            return child
+        return None
+
+    def _actor(self, d: int, quote: Quote) -> str | None:
+        """The one name that is the subject of narration in the quotation's paragraph ('Thornton grinned. "Good
+        dog."'), else None."""
+        doc = self.docs[d]
+        depths, _, paragraphs = self.levels[d]
+        found = set()
+        start = quote.first
+        while start > 0 and paragraphs[start - 1] == quote.paragraph:
+            start -= 1
+        end = quote.last
+        while end + 1 < len(doc) and paragraphs[end + 1] == quote.paragraph:
+            end += 1
+        for i in range(start, end + 1):
+            if depths[i] != 0:
+                continue
+            m = self.at[d].get(i)
+            if m is not None and doc[m.end - 1].dep_ in SUBJECT_DEPS:
+                found.add(m.name)
+            elif i in self.out.refs[d] and doc[i].dep_ in SUBJECT_DEPS:
+                found.add(self.out.refs[d][i])
+        return next(iter(found)) if len(found) == 1 else None
+
+    # -- pass 3: pronouns, in reading order -----------------------------------------------------------------------
+    def resolve(self) -> None:
+        recent: list[_Entry] = []
+        chain: dict[str, str] = {}
+        sentence = 0
+        for d, doc in enumerate(self.docs):
+            depths, quote_ids, _ = self.levels[d]
+            for sent in doc.sents:
+                sentence += 1
+                recent = [e for e in recent if e.sentence >= sentence - WINDOW]
+                for tok in sent:
+                    m = self.at[d].get(tok.i)
+                    if m is not None:
+                        if tok.i == m.start:
+                            subject, verb = _role(doc[m.end - 1])
+                            if not self.is_place(m.name):
+                                recent.append(_Entry(sentence, m.name, subject, d, verb, quote_ids[tok.i],
+                                                     self.out.gender.get(m.name)))
+                        continue
+                    low = tok.lower_
+                    if tok.pos_ == "NOUN" and tok.dep_ in SUBJECT_DEPS:
+                        noun_gender = MALE if low in MALE_NOUNS else FEMALE if low in FEMALE_NOUNS else None
+                        if noun_gender or _is_speech_verb(tok.head):
+                            recent.append(_Entry(sentence, UNNAMED, True, d, tok.head.i, quote_ids[tok.i],
+                                                 noun_gender))
+                        continue
+                    if tok.pos_ != "PRON" and low not in ("his", "her"):
+                        continue
+                    depth = depths[tok.i]
+                    if low in THIRD_PERSON and depth <= 1:
+                        name = self._third_person(d, tok, sentence, recent, chain, quote_ids[tok.i])
+                        if name:
+                            self.out.refs[d][tok.i] = name
+                            chain[THIRD_PERSON[low]] = name
+                            subject, verb = _role(tok)
+                            recent.append(_Entry(sentence, name, subject, d, verb, quote_ids[tok.i],
+                                                 THIRD_PERSON[low]))
+                            self.out.character_evidence[name] += 1
+                            self.out.stats["coref_resolved"] += 1
+                    elif depth == 1 and (low in FIRST_PERSON or low in SECOND_PERSON):
+                        self.out.stats["dialogue_pronouns"] += 1
+        self.attribute_speakers()
+
+    def _third_person(self, d: int, tok: Token, sentence: int, recent: list[_Entry], chain: dict[str, str],
+                      quote: int) -> str | None:
+        low = tok.lower_
+        gender = THIRD_PERSON[low]
+        subject, verb = _role(tok)
+        speaker = addressee = None
+        if quote >= 0 and (d, quote) in self.quotes:
+            q = self.quotes[(d, quote)]
+            speaker, addressee = q.speaker, q.addressee
+        best: dict[str, float] = {}
+        for e in recent:
+            if e.quote >= 0 and e.quote != quote:
+                continue                                 # a name inside another quotation is not narration's
+            if quote >= 0 and e.name in (speaker, addressee):
+                continue                                 # "he" in a speech is neither its speaker nor its hearer
+            same_clause = e.sentence == sentence and e.doc == d and e.verb == verb
+            if low in REFLEXIVE:
+                if not (same_clause and e.subject):
+                    continue
+            elif same_clause and low not in POSSESSIVE and tok.dep_ != "poss":
+                continue                                 # "Manuel sold him": him is not Manuel
+            known = e.gender
+            if known and known != gender:
+                continue
+            score = (1.0 if e.subject else 0.0) - 0.6 * (sentence - e.sentence) - (0.8 if known is None else 0.0)
+            if chain.get(gender) == e.name:
+                score += 0.5
+            if e.name not in best or score > best[e.name]:
+                best[e.name] = score
+        if not best:
+            self.out.stats["coref_no_candidate"] += 1
+            return None
+        ranked = sorted(best.items(), key=lambda kv: -kv[1])
+        if ranked[0][0] == UNNAMED:
+            self.out.stats["coref_unnamed"] += 1
+            return None
+        if low in REFLEXIVE or len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= MARGIN:
+            return ranked[0][0]
+        self.out.stats["coref_ambiguous"] += 1
+        return None
+
+    def attribute_speakers(self) -> None:
+        """Speakers (explicit names first; again after pronouns are resolved, for "he said") and addressees."""
+        by_paragraph: list[Quote] = []
+        for q in self.out.quotes:
+            if q.speaker:
+                by_paragraph.append(q)
+                continue
+            tok = self._speaker_token(q.doc, q)
+            if tok is not None:  # "he said": known once the pronoun is resolved
+                m = self.at[q.doc].get(tok.i)
+                q.speaker = m.name if m else self.out.refs[q.doc].get(tok.i)
+            else:
+                q.speaker = self._actor(q.doc, q)
+            if q.speaker and q.speaker == q.addressee:
+                q.addressee = None
+            by_paragraph.append(q)
+        # an alternating exchange: consecutive paragraphs spoken by two people are spoken to each other
+        for prev, cur in zip(by_paragraph, by_paragraph[1:]):
+            adjacent = (prev.doc == cur.doc and cur.paragraph == prev.paragraph + 1) or (
+                cur.doc == prev.doc + 1 and cur.paragraph == 0)
+            if adjacent and prev.speaker and cur.speaker and prev.speaker != cur.speaker:
+                prev.addressee = prev.addressee or cur.speaker
+                cur.addressee = cur.addressee or prev.speaker
+
+    def first_second_person(self) -> None:
+        for q in self.out.quotes:
+            if q.speaker:
+                self.out.character_evidence[q.speaker] += 1
+            if q.addressee:
+                self.out.character_evidence[q.addressee] += 1
+            doc = self.docs[q.doc]
+            depths, quote_ids, _ = self.levels[q.doc]
+            for i in range(q.first, q.last + 1):
+                if depths[i] != 1 or doc[i].pos_ != "PRON":
+                    continue
+                low = doc[i].lower_
+                if low in FIRST_PERSON and q.speaker:
+                    self.out.refs[q.doc][i] = q.speaker
+                elif low in SECOND_PERSON and q.addressee:
+                    self.out.refs[q.doc][i] = q.addressee
+
+
+def resolve_chapter(docs: Sequence[Doc], mentions: Sequence[Sequence[NamedSpan]],
+                    ner_types: Sequence[dict[str, str]] | None = None) -> ChapterCoref:
+    """Resolve the chapter's pronouns. `mentions[k]` are the name mentions of `docs[k]`; `ner_types[k]` maps each
+    name to the type the NER model (and its local cues) gave it, used when the chapter has no other evidence."""
+    chapter = _Chapter(docs, mentions, ner_types or [{} for _ in docs])
+    chapter.learn()
+    chapter.find_quotes()
+    chapter.attribute_speakers()
+    chapter.resolve()
+    chapter.first_second_person()
+    return chapter.out
