@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import SHARED_DATA, table, write_results
+from _common import ROOT, SHARED_DATA, table, write_results
 
 from core.config import get_settings
 from core.metrics.entity_shuffle import shuffle_entities
@@ -146,6 +146,8 @@ def main() -> None:
     parser.add_argument("--llm-pairs", type=int, default=2, help="pairs scored with the LLM variant in (a)")
     parser.add_argument("--context", type=int, default=4096, help="context budget of a summary (tokens)")
     parser.add_argument("--summary-tokens", type=int, default=120)
+    parser.add_argument("--shuffle-only", action="store_true",
+                        help="run only (a) offline; the other results in bench/results/summaries.json are kept")
     args = parser.parse_args()
     stories = load_stories()
     results: dict[str, Any] = {"data": str(DATA.relative_to(SHARED_DATA.parent.parent)), "seed": SEED,
@@ -159,8 +161,16 @@ def main() -> None:
                           "moved_mentions": sum(p["moved"] for p in pairs),
                           "example": {k: pairs[0][k][:700] for k in ("prediction", "shuffled")},
                           "offline": shuffle_check("offline", SummaryScorer(OfflineEdgeExtractor()), pairs)}
+    if args.shuffle_only:
+        previous = ROOT / "bench" / "results" / "summaries.json"
+        if previous.exists():
+            kept = json.loads(previous.read_text(encoding="utf-8"))
+            results = {**kept, "shuffle": {**kept.get("shuffle", {}), **results["shuffle"]},
+                       "shuffle_command": results["command"]}
     write_results("summaries", results)
     print(table(results["shuffle"]["offline"]["table"], columns))
+    if args.shuffle_only:
+        return
 
     print(f"\n(b) KG vs no-KG summaries with {get_settings().llm}, n={args.stories}", flush=True)
     results["kg_vs_no_kg"] = kg_vs_no_kg(stories, args.stories, args.context, args.summary_tokens)

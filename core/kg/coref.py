@@ -106,6 +106,7 @@ INNER_OPEN = "‘"
 INNER_CLOSE = "’"
 WINDOW = 2            # previous sentences searched for an antecedent
 MARGIN = 0.75         # the best candidate must lead the next by this much
+DISTANCE = 0.8        # score lost per sentence back (a subject gains 1.0)
 MAX_NAMES_PER_SENTENCE = 6
 
 
@@ -148,7 +149,7 @@ def prior_gender(name: str) -> str | None:
         return MALE
     if parts.honorific in FEMALE_HONORIFICS:
         return FEMALE
-    first = parts.core[0] if parts.core else ""
+    first = parts.core[0].capitalize() if parts.core else ""
     if first in FEMALE_NAMES:
         return FEMALE
     if first in MALE_NAMES:
@@ -236,7 +237,7 @@ class _Chapter:
                  types: Sequence[dict[str, str]]) -> None:
         self.docs = docs
         self.mentions = mentions
-        self.ner_type = {}
+        self.ner_type: dict[str, str] = {m.name: "" for per_doc in mentions for m in per_doc}
         for per_doc in types:
             self.ner_type.update(per_doc)
         self.levels = [quote_levels(d) for d in docs]
@@ -249,6 +250,7 @@ class _Chapter:
             self.at.append(table)
         self.out = ChapterCoref(refs=[{} for _ in docs])
         self.quotes: dict[tuple[int, int], Quote] = {}
+        self.narrated: set[str] = set()     # names the chapter's narration uses (not only its dialogue)
 
     # -- pass 1: genders and typing evidence from explicit names ------------------------------------------------
     def learn(self) -> None:
@@ -263,6 +265,7 @@ class _Chapter:
                     if m is not None and tok.i == m.start:
                         if depths[tok.i] == 0:
                             names_here.append(m.name)
+                            self.narrated.add(m.name)
                         self._place_vote(doc, m)
                         continue
                     gender = THIRD_PERSON.get(tok.lower_)
@@ -324,6 +327,8 @@ class _Chapter:
             m = self.at[d].get(i)
             if m is None or i != m.start or depths[i] != 1:
                 continue
+            if m.name not in self.narrated and prior_gender(m.name) is None:
+                continue                                 # "Merry Christmas!", "Thank'ee!": exclamations, not people
             before = doc[m.start - 1].text if m.start > 0 else ""
             after = doc[m.end].text if m.end < len(doc) else ""
             head = doc[m.end - 1]
@@ -371,7 +376,7 @@ class _Chapter:
     # -- pass 3: pronouns, in reading order -----------------------------------------------------------------------
     def resolve(self) -> None:
         recent: list[_Entry] = []
-        chain: dict[str, str] = {}
+        chain: dict[str, tuple[str, int]] = {}
         sentence = 0
         for d, doc in enumerate(self.docs):
             depths, quote_ids, _ = self.levels[d]
@@ -401,7 +406,7 @@ class _Chapter:
                         name = self._third_person(d, tok, sentence, recent, chain, quote_ids[tok.i])
                         if name:
                             self.out.refs[d][tok.i] = name
-                            chain[THIRD_PERSON[low]] = name
+                            chain[THIRD_PERSON[low]] = (name, sentence)
                             subject, verb = _role(tok)
                             recent.append(_Entry(sentence, name, subject, d, verb, quote_ids[tok.i],
                                                  THIRD_PERSON[low]))
@@ -411,7 +416,8 @@ class _Chapter:
                         self.out.stats["dialogue_pronouns"] += 1
         self.attribute_speakers()
 
-    def _third_person(self, d: int, tok: Token, sentence: int, recent: list[_Entry], chain: dict[str, str],
+    def _third_person(self, d: int, tok: Token, sentence: int, recent: list[_Entry],
+                      chain: dict[str, tuple[str, int]],
                       quote: int) -> str | None:
         low = tok.lower_
         gender = THIRD_PERSON[low]
@@ -435,9 +441,9 @@ class _Chapter:
             known = e.gender
             if known and known != gender:
                 continue
-            score = (1.0 if e.subject else 0.0) - 0.6 * (sentence - e.sentence) - (0.8 if known is None else 0.0)
-            if chain.get(gender) == e.name:
-                score += 0.5
+            score = (1.0 if e.subject else 0.0) - DISTANCE * (sentence - e.sentence) - (0.8 if known is None else 0.0)
+            if chain.get(gender) == (e.name, sentence) or chain.get(gender) == (e.name, sentence - 1):
+                score += 0.5                             # the referent of the last pronoun, a sentence ago at most
             if e.name not in best or score > best[e.name]:
                 best[e.name] = score
         if not best:

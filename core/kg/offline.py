@@ -81,6 +81,9 @@ def find_mentions(doc: Doc) -> list[Mention]:
             start -= 1
         while end > start and doc[end - 1].text in ("'s", "’s", "'", "’"):
             end -= 1
+        commas = [i for i in range(start, end) if doc[i].text in (",", "!", "?", ";", ":", "—")]
+        if commas:
+            start = commas[-1] + 1  # "Come, Spitz": a vocative inside the model's span
         while start < end and doc[start].pos_ != "PROPN" and not _is_honorific(doc[start].text):
             start += 1  # "Come, Darcy" / "Dear Lizzy": the model's span starts too early
         name = normalize_name(doc[start:end].text) if end > start else None

@@ -16,6 +16,7 @@ from typing import Any
 
 import networkx as nx
 
+from core.kg.types import INTERACTION_RELATIONS
 from core.kg import graph as kg_graph
 from core.kg.llm_common import clean_llm_name
 from core.kg.names import normalize_name
@@ -50,6 +51,8 @@ def facts_for_retrieval(store: Any, work_id: int, upto_chapter: int | None = Non
     owner = {n.name: e.id for e in store.kg_entities(work_id) for n in e.names}
     out = []
     for t in store.kg_triples(work_id, upto_chapter, kind=kind):
+        if t.relation in INTERACTION_RELATIONS:  # interaction edges join characters; they state no fact
+            continue
         s, o = owner.get(t.subject_name or ""), owner.get(t.object_name or "")
         if entity_ids is not None and s not in entity_ids and o not in entity_ids:
             continue

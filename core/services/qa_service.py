@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from core.kg.types import INTERACTION_RELATIONS
 from core.llm import MeteredLLM
 from core.qa import (Citation, Corpus, FactRecord, LLMVerbalizer, Passage, QAParams, QAPlan, generate_answer,
                      plan_prompt, template_overhead, template_verbalize)
@@ -79,7 +80,7 @@ def load_corpus(store: Any, work_id: int) -> Corpus:
     chunks = store.list_chunks(work_id)
     passages = [Passage(c.id, c.chapter_index, c.index, c.text) for c in chunks]
     facts = [FactRecord(t.subject, t.relation, t.object, t.chapter_index, t.chunk_index, t.chunk_id, t.sentence)
-             for t in store.kg_triples(work_id, None, kind="all")]
+             for t in store.kg_triples(work_id, None, kind="all") if t.relation not in INTERACTION_RELATIONS]
     cached = store.chunk_vectors(work_id, EMBED_MODEL)
     vectors = np.stack([cached[p.chunk_id] for p in passages]) if passages and all(
         p.chunk_id in cached for p in passages) else None

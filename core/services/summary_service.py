@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.kg.types import INTERACTION_RELATIONS
 from core.domain import JobStatus
 from core.kg.graph import graph_as_of
 from core.llm import MeteredLLM, get_llm
@@ -161,6 +162,8 @@ def kg_tokens(data: Any, chapters: Sequence[int]) -> dict[int, int]:
             seen[entity.id].update(c for c, n in by_chapter.items() if n > 0 and c in wanted)
     out: dict[int, int] = defaultdict(int)
     for t in data.edges:
+        if t.relation in INTERACTION_RELATIONS:  # co-occurrence and dialogue edges are not facts to summarize
+            continue
         ends = [data.name_to_entity.get(n) for n in (t.subject_name, t.object_name) if n]
         ends = [e for e in ends if e is not None]
         if not ends:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core.kg.types import INTERACTION_RELATIONS
 from core.domain import Chapter, ChapterSource, NewChapter, Work, WorkKind
 from core.ingest import chunk_text
 from core.llm import LLMError, check_llm_name
@@ -97,6 +98,8 @@ def story_graph(store: Any, work_id: int, upto_chapter: int | None = None) -> St
     nodes = [GraphNode(e.label, e.type, e.first_chapter) for e in sorted(entities, key=lambda e: -e.mentions)]
     edges = []
     for t in store.kg_triples(work_id, upto_chapter, kind="edges"):
+        if t.relation in INTERACTION_RELATIONS:  # who is with whom weighs the graph view, not the writer's facts
+            continue
         a, b = owner.get(t.subject_name or ""), owner.get(t.object_name or "")
         edges.append(GraphEdge(a.label if a else t.subject, t.relation, b.label if b else t.object, t.chapter_index,
                                a.type if a else "object", b.type if b else "object"))

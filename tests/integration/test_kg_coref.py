@@ -86,11 +86,16 @@ def test_an_unnamed_man_blocks_the_named_one(parse):
 
 
 def test_speaker_addressee_first_and_second_person(parse):
-    doc, found, _ = parse("“Come, Buck! I have a bone for you,” said Thornton.")
+    doc, found, _ = parse("Spitz waited by the gate.\n\n“Come, Spitz! I have a bone for you,” said Thornton.")
     (quote,) = found.quotes
-    assert (quote.speaker, quote.addressee) == ("Thornton", "Buck")
+    assert (quote.speaker, quote.addressee) == ("Thornton", "Spitz")
     assert refs_of(found, doc, "I") == ["Thornton"]
-    assert refs_of(found, doc, "you") == ["Buck"]
+    assert refs_of(found, doc, "you") == ["Spitz"]
+
+
+def test_an_exclamation_is_not_an_addressee(parse):
+    _, found, _ = parse("Scrooge looked up.\n\n“Merry Christmas!” cried the boy at the door.")
+    assert [q.addressee for q in found.quotes] == [None]
 
 
 def test_a_quotation_inside_a_quotation_keeps_its_own_speaker_unknown(parse):

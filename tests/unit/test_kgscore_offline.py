@@ -45,7 +45,7 @@ def test_name_parts_stand_for_an_entity_only_when_unambiguous() -> None:
 
 
 def test_offline_edges_between_the_given_entities(entities: list[str]) -> None:
-    edges = OfflineEdgeExtractor().extract(REFERENCE, entities)
+    edges = OfflineEdgeExtractor(pronouns="coref").extract(REFERENCE, entities)
     keys = {e.lower(): e for e in entities}
     grey = "anna grey"
     pairs = {(e.subject, e.object) for e in edges}
@@ -54,7 +54,13 @@ def test_offline_edges_between_the_given_entities(entities: list[str]) -> None:
     assert ("maria lopez", grey) in pairs
     assert ("maria lopez", "thomas reed") in pairs              # "She distrusts Reed": the pronoun continues Maria
     assert all(e.subject in {k for k in keys} for e in edges)
-    assert OfflineEdgeExtractor(resolve_pronouns=False).extract(REFERENCE, entities) != edges
+    plain = OfflineEdgeExtractor().extract(REFERENCE, entities)          # the default: named ends only
+    assert ("maria lopez", "thomas reed") not in {(e.subject, e.object) for e in plain}
+    assert OfflineEdgeExtractor(pronouns="subject").extract(REFERENCE, entities) != plain
+    with_interactions = OfflineEdgeExtractor(interactions=True).extract(REFERENCE, entities)
+    assert any(e.predicate == "appears with" for e in with_interactions)
+    with pytest.raises(ValueError):
+        OfflineEdgeExtractor(pronouns="all")
 
 
 def test_shuffle_keeps_words_and_types_and_lowers_kgscore_not_rouge1(entities: list[str]) -> None:
