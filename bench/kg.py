@@ -82,12 +82,17 @@ def page_html(store: SqlStore, work_id: int) -> dict[str, Any]:
     data = kg_views.load_graph_data(store, work_id)
     t1 = time.perf_counter()
     out: dict[str, Any] = {"load_graph_data_s": round(t1 - t0, 3)}
-    for name, params in (("default_top150", kg_views.ViewParams()), ("full", kg_views.ViewParams(top_n=None))):
+    for name, params in (("characters", kg_views.ViewParams()),  # the page's default view
+                         ("default_top150", kg_views.ViewParams(mode="all")),  # the default before the character view
+                         ("full", kg_views.ViewParams(mode="all", top_n=None))):
         t2 = time.perf_counter()
         view = kg_views.build_view(data, params)
+        payload = kg_views.view_payload(view)  # what the page's component gets
         html = kg_views.render_view(view)
         out[name] = {"seconds": round(time.perf_counter() - t2, 3), "nodes": view.graph.number_of_nodes(),
-                     "edges": view.graph.number_of_edges(), "html_kb": round(len(html) / 1024)}
+                     "edges": view.relations.number_of_edges(), "triples": view.graph.number_of_edges(),
+                     "listed": len(view.isolated), "payload_kb": round(len(json.dumps(payload)) / 1024),
+                     "html_kb": round(len(html) / 1024)}
     out["synthetic_2500_nodes"] = synthetic_html(2500)
     return out
 
@@ -106,10 +111,16 @@ def synthetic_html(n: int) -> dict[str, Any]:
              for k, (a, b) in enumerate((rng.randint(1, n), rng.randint(1, n)) for _ in range(2 * n))]
     data = GraphData(entities, edges, {e.label: {e.first_chapter: 3} for e in entities}, 40)
     started = time.perf_counter()
-    view = kg_views.build_view(data, kg_views.ViewParams(top_n=None))
+    view = kg_views.build_view(data, kg_views.ViewParams(mode="all", top_n=None))
     html = kg_views.render_view(view)
-    return {"seconds": round(time.perf_counter() - started, 3), "nodes": view.graph.number_of_nodes(),
-            "edges": view.graph.number_of_edges(), "html_kb": round(len(html) / 1024)}
+    full = {"seconds": round(time.perf_counter() - started, 3), "nodes": view.graph.number_of_nodes(),
+            "edges": view.relations.number_of_edges(), "html_kb": round(len(html) / 1024)}
+    started = time.perf_counter()
+    view = kg_views.build_view(data, kg_views.ViewParams())  # the page's default: the character network
+    payload = kg_views.view_payload(view)
+    return {**full, "default_seconds": round(time.perf_counter() - started, 3),
+            "default_nodes": view.graph.number_of_nodes(),
+            "default_payload_kb": round(len(json.dumps(payload)) / 1024)}
 
 
 def score_aliases(gold: dict[str, Any], owner: dict[str, int]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Knowledge-graph commands: build, update (one chapter), show, export, merge, split, rename."""
+"""Knowledge-graph commands: build, update (one chapter), show, export, merge, split, rename, retype."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +8,7 @@ from typing import Any
 
 from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli_error, open_store
 from core.kg.export import FORMATS
-from core.kg.types import EXTRACTORS
+from core.kg.types import EXTRACTORS, NODE_TYPES
 from core.services import kg_service, kg_views
 
 
@@ -113,8 +113,16 @@ def cmd_rename(args: argparse.Namespace) -> dict[str, Any]:
         raise CliError(str(exc)) from exc
 
 
+@not_found_as_cli_error
+def cmd_retype(args: argparse.Namespace) -> dict[str, Any]:
+    try:
+        return _entity(kg_service.retype_entity(open_store(), args.work_id, args.entity, args.type))
+    except kg_service.KgError as exc:
+        raise CliError(str(exc)) from exc
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    group = sub.add_parser("kg", help="knowledge graph: build, show, export, merge / split / rename entities")
+    group = sub.add_parser("kg", help="knowledge graph: build, show, export, merge / split / rename / retype entities")
     kg = group.add_subparsers(dest="kg_command", required=True)
 
     p = add_llm_flag(add_json_flag(kg.add_parser("build", help="extract the graph chapter by chapter (resumable)")))
@@ -161,3 +169,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("entity")
     p.add_argument("label")
     p.set_defaults(func=cmd_rename)
+
+    p = add_json_flag(kg.add_parser("retype", help=f"give an entity another type ({', '.join(NODE_TYPES)})"))
+    p.add_argument("work_id", type=int)
+    p.add_argument("entity")
+    p.add_argument("type", help=", ".join(NODE_TYPES))
+    p.set_defaults(func=cmd_retype)

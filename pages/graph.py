@@ -1,4 +1,5 @@
-"""Graph: the knowledge graph as of a chapter (never later), its filters, node details, corrections and exports."""
+"""Graph: the knowledge graph as of a chapter (never later): the character network (or every entity, or one entity's
+neighbourhood), node details opened by a click, corrections, a relationship timeline of two characters, exports."""
 from __future__ import annotations
 
 import time
@@ -8,6 +9,7 @@ import streamlit as st
 from core.kg.export import FORMATS
 from core.kg.types import EXTRACTORS, NODE_TYPES
 from core.services import kg_service, kg_views
+from pages._graph_component import graph_view
 from pages._shared import get_store, plain, work_picker
 
 store = get_store()
@@ -101,27 +103,68 @@ if last > 1:  # a one-chapter work has nothing to step through
     top[1].button("⏸ Pause" if st.session_state.get("kg_play") else "▶ Play", key="kg_play_button",
                   on_click=toggle_play)
 
-c1, c2, c3, c4, c5 = st.columns([3, 1, 1, 1, 2])
-types = c1.multiselect("Types", NODE_TYPES, default=list(NODE_TYPES), key="kg_types")
+MODE_LABELS = {"characters": "Characters", "all": "All entities", "ego": "Around one entity"}
+mode = st.radio("View", kg_views.MODES, format_func=MODE_LABELS.get, horizontal=True, key="kg_mode",
+                help="Characters: who is related to whom. All entities: every kind, with filters. "
+                     "Around one entity: an entity and its neighbours.")
+c1, c2, c3, c4, c5 = st.columns([3, 1, 1, 1.4, 2])
+types: list[str] = list(NODE_TYPES)
+top_n = top_characters = 150
+center, radius = None, 1
+if mode == "characters":
+    top_characters = c1.number_input("Characters shown", 5, 500, 30, step=5, key="kg_top_characters",
+                                     help="The characters with the strongest relationships")
+elif mode == "all":
+    types = c1.multiselect("Types", NODE_TYPES, default=list(NODE_TYPES), key="kg_types")
+    top_n = c3.number_input("Top N", 10, 5_000, 150, step=10, key="kg_top_n", help="Most connected entities shown")
+else:
+    everyone = dict(kg_views.entity_choices(data, as_of))
+    center = c1.selectbox("Centre", list(everyone), format_func=everyone.get, key="kg_center")
+    radius = c3.radio("Hops", (1, 2), horizontal=True, key="kg_radius")
 min_mentions = c2.number_input("Min. mentions", 1, 10_000, 1, key="kg_min_mentions")
-top_n = c3.number_input("Top N", 10, 5_000, 150, step=10, key="kg_top_n", help="Most connected entities shown")
-prune = c4.checkbox("Prune", key="kg_prune", help="KGScore: hide entities with fewer than 2 links, repeatedly")
-search = c5.text_input("Search an entity", key="kg_search", placeholder="e.g. Lizzy")
-params = kg_views.ViewParams(as_of=as_of, types=tuple(types), min_mentions=int(min_mentions), prune=prune,
-                             search=search, top_n=int(top_n))
+prune = c4.checkbox("Prune", key="kg_prune", help="KGScore: hide entities with fewer than 2 links, repeatedly",
+                    disabled=mode == "ego")
+edge_labels = c4.checkbox("Edge labels", key="kg_edge_labels", help="The most frequent label on each line")
+search = c5.text_input("Search an entity", key="kg_search", placeholder="e.g. Lizzy", disabled=mode == "ego")
+params = kg_views.ViewParams(as_of=as_of, mode=mode, types=tuple(types), min_mentions=int(min_mentions), prune=prune,
+                             search="" if mode == "ego" else search, top_n=int(top_n), radius=int(radius),
+                             top_characters=int(top_characters), center=center)
 view = kg_views.build_view(data, params)
-if search and not view.focus:
+if search and mode != "ego" and not view.focus:
     st.warning("No entity matches that search in these chapters.")
 st.caption(view.summary)
-st.iframe(kg_views.render_view(view, height=620), height=640)
 
 choices = kg_views.node_choices(view)
-if choices:
-    ids = [c[0] for c in choices]
-    labels = dict(choices)
-    index = ids.index(view.focus) if view.focus in ids else 0
-    node = st.selectbox("Entity details", ids, index=index, format_func=lambda n: labels[n],
-                        key=f"kg_node_{view.focus}")  # a new search focuses the details on its match
+ids = [c[0] for c in choices]
+labels = dict(choices)
+details_key = f"kg_node_{view.focus}"  # a new search focuses the details on its match
+if (opened := st.session_state.pop("kg_open_node", None)) in ids:  # a click in the drawing or the list
+    st.session_state[details_key] = opened
+elif ids and st.session_state.get(details_key) not in ids:
+    st.session_state[details_key] = view.focus if view.focus in ids else ids[0]
+
+
+def open_clicked() -> None:
+    st.session_state["kg_open_node"] = (st.session_state.get("kg_graph") or {}).get("node")
+
+
+def open_listed(isolated: list[str]) -> None:
+    rows = st.session_state["kg_isolated"].selection.rows
+    st.session_state["kg_open_node"] = isolated[rows[0]] if rows else None
+
+
+drawing, beside = st.columns([4, 1]) if view.isolated else (st.container(), None)
+with drawing:
+    graph_view(kg_views.view_payload(view, edge_labels, st.session_state.get(details_key)), height=600,
+               key="kg_graph", on_click=open_clicked)
+if beside is not None:
+    beside.caption(f"Related to no one shown ({len(view.isolated)}): click one for its details")
+    beside.dataframe(kg_views.isolated_rows(view), hide_index=True, height=min(560, 35 * len(view.isolated) + 40),
+                     key="kg_isolated",
+                     on_select=lambda: open_listed(view.isolated), selection_mode="single-row")
+
+if ids:
+    node = st.selectbox("Entity details", ids, format_func=lambda n: labels[n], key=details_key)
     details = kg_views.node_details(view, node)
     st.subheader(plain(details.label), anchor=False)
     st.caption(f"{details.type} · first appears in chapter {details.first_chapter} · {details.mentions} mentions · "
@@ -139,6 +182,11 @@ if choices:
         if st.button("Rename", key="kg_rename") and new_label.strip() and new_label != details.label:
             kg_service.rename_entity(store, work_id, entity_id, new_label)
             st.rerun()
+        new_type = st.selectbox("Type", NODE_TYPES, key=f"kg_type_{node}",
+                                index=NODE_TYPES.index(details.type) if details.type in NODE_TYPES else 0)
+        if st.button("Change type", key="kg_retype", disabled=new_type == details.type):
+            kg_service.retype_entity(store, work_id, entity_id, new_type)
+            st.rerun()
         others_ids = st.multiselect("Merge with", [i for i in ids if i != node], format_func=lambda n: labels[n],
                                     key="kg_merge_with")
         if st.button("Merge", key="kg_merge", disabled=not others_ids):
@@ -149,6 +197,27 @@ if choices:
         if st.button("Split", key="kg_split", disabled=not moved or len(moved) == len(details.aliases)):
             kg_service.split_entity(store, work_id, entity_id, moved)
             st.rerun()
+
+st.subheader("Relationship timeline", anchor=False)
+pairs = kg_views.timeline_pairs(view)
+pair_labels = dict(pairs)
+if len(pairs) < 2:
+    st.caption("No two characters are related yet in these chapters.")
+else:
+    a_col, b_col = st.columns(2)
+    a = a_col.selectbox("Relationship of", list(pair_labels), format_func=pair_labels.get, key="kg_tl_a")
+    partners = [n for n in pair_labels if n != a]
+    partner = kg_views.strongest_partner(view, a)
+    b = b_col.selectbox("with", partners, format_func=pair_labels.get, key=f"kg_tl_b_{a}",
+                        index=partners.index(partner) if partner in partners else 0)
+    tl = kg_views.timeline(view, a, b)
+    summary = plain(kg_views.timeline_summary(tl, pair_labels[a], pair_labels[b]))
+    if tl.first_chapter is None:
+        st.info(summary)
+    else:
+        st.caption(summary)
+        st.bar_chart({"together": tl.counts}, x_label="chapter", y_label="times joined", height=200)
+        st.dataframe(kg_views.timeline_rows(tl), hide_index=True, height=240)
 
 fmt_col, button_col = st.columns([1, 3])
 fmt = fmt_col.selectbox("Export format", list(FORMATS), key="kg_export_format",

@@ -7,16 +7,27 @@ chapter n cannot yet connect to the rest.
 
 Edges follow KGScore: a triple between two entities is a directed edge subject -> object labelled with the relation;
 a triple with one entity end is a self-loop on that entity (a description: "Mr. Bennet | made no answer").
+
+What a reader looks at is coarser: `relationships(graph)` folds the triples joining two entities (either direction)
+into one relationship with its labels, weight, chapters and cited sentences, and `relationship_timeline` follows one
+pair chapter by chapter. Exports keep every triple (core.kg.export works on the MultiDiGraph).
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 
-from core.kg.types import KgEntity, StoredTriple
+from core.kg.types import INTERACTION_RELATIONS, KgEntity, StoredTriple
+
+# An interaction triple ("appears with", "speaks to") says two characters share a scene, not what passes between
+# them: it counts half as much as a verb triple in a relationship's weight, so a pair that only co-occurs ranks below
+# one the text links with verbs as often.
+INTERACTION_WEIGHT = 0.5
+EVIDENCE_PER_PAIR = 4          # cited sentences kept per relationship (verb triples first, then in reading order)
 
 
 @dataclass
@@ -72,7 +83,8 @@ def _label(names: list[str], counts: dict[str, dict[int, int]], chapter: int | N
 
 def graph_as_of(data: GraphData, chapter: int | None = None) -> nx.MultiDiGraph:
     """Nodes: id, label, type, aliases, first_chapter, mentions, mentions_by_chapter, entity_id. Edges (keyed by
-    triple id): predicate, chapter, evidence (the source sentence), chunk_id, subject, relation, object."""
+    triple id): predicate, chapter, evidence (the source sentence), chunk_id, subject, relation, object, role, and
+    label (the triple's readable lemma form, "sell to", where the extractor gave one; else the relation)."""
     graph = nx.MultiDiGraph(as_of=chapter)
     node_of: dict[str, str] = {}
     for entity in data.entities:
@@ -104,7 +116,7 @@ def graph_as_of(data: GraphData, chapter: int | None = None) -> nx.MultiDiGraph:
             continue  # a name that resolution has not seen yet (graph mid-rebuild)
         graph.add_edge(source, target, key=t.id, predicate=predicate, chapter=t.chapter_index, evidence=t.sentence,
                        chunk_id=t.chunk_id, chunk_index=t.chunk_index, subject=t.subject, relation=t.relation,
-                       object=t.object, role=role)
+                       object=t.object, role=role, label=getattr(t, "label", None) or t.relation)
     return graph
 
 
@@ -160,3 +172,151 @@ def find_nodes(graph: nx.MultiDiGraph, query: str) -> list[str]:
     return sorted(hits, key=lambda n: (all(a.lower() != q for a in [graph.nodes[n]["label"],
                                                                       *graph.nodes[n]["aliases"]]),
                                        -graph.nodes[n]["mentions"], n))
+
+
+# ---- relationships: what a reader looks at ------------------------------------------------------------------------
+
+def is_interaction(relation: str) -> bool:
+    """An interaction triple ("appears with", "speaks to"): two characters share a scene; no verb says more."""
+    return relation in INTERACTION_RELATIONS
+
+
+def _ordered_labels(counts: Counter[str], interaction: dict[str, bool]) -> list[tuple[str, int]]:
+    """Verb labels before interaction labels; most frequent first within each; ties alphabetical."""
+    return sorted(counts.items(), key=lambda lc: (interaction[lc[0]], -lc[1], lc[0]))
+
+
+def _evidence(items: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` distinct cited sentences, chosen verb triples first, returned in reading order."""
+    chosen: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for d in sorted(items, key=lambda d: is_interaction(d["relation"])):  # stable: reading order within each kind
+        if d["evidence"] in seen:
+            continue
+        seen.add(d["evidence"])
+        chosen.append(d)
+        if len(chosen) == limit:
+            break
+    chosen.sort(key=lambda d: (d["chapter"], d.get("chunk_index", 0)))
+    return [{"chapter": d["chapter"], "sentence": d["evidence"], "label": d.get("label") or d["relation"],
+             "chunk_id": d.get("chunk_id")} for d in chosen]
+
+
+def relationships(graph: nx.MultiDiGraph, evidence: int = EVIDENCE_PER_PAIR,
+                  nodes: Iterable[str] | None = None) -> nx.Graph:
+    """One undirected edge per pair of nodes joined by at least one triple, either way (descriptions, the
+    self-loops, are left out). Nodes and their attributes are the graph's (only `nodes`, when given: faster than a
+    subgraph view). Edge attributes:
+
+    labels: [(label, triples)], verb labels first, most frequent first, then the interaction labels;
+    label: the first of them; interaction_only: no verb triple joins the pair;
+    triples: how many triples; weight: verb triples + INTERACTION_WEIGHT x interaction triples;
+    chapters: the sorted chapters with a triple; first_chapter; by_chapter: {chapter: triples};
+    evidence: up to `evidence` {chapter, sentence, label, chunk_id}, verb triples first, in reading order;
+    triple_ids: every triple's id, in reading order.
+    """
+    rel = nx.Graph(as_of=graph.graph.get("as_of"))
+    kept = set(graph.nodes) if nodes is None else {n for n in nodes if n in graph}
+    rel.add_nodes_from((n, graph.nodes[n]) for n in graph if n in kept)
+    grouped: dict[tuple[str, str], list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
+    for u, v, key, d in graph.edges(keys=True, data=True):
+        if u != v and u in kept and v in kept:
+            grouped[(u, v) if u <= v else (v, u)].append((key, d))
+    for (u, v), items in grouped.items():
+        items.sort(key=lambda kd: (kd[1]["chapter"], kd[1].get("chunk_index", 0), kd[0]))
+        counts: Counter[str] = Counter()
+        interaction: dict[str, bool] = {}
+        by_chapter: Counter[int] = Counter()
+        weight = 0.0
+        for _, d in items:
+            label = d.get("label") or d["relation"]
+            counts[label] += 1
+            interaction[label] = interaction.get(label, True) and is_interaction(d["relation"])
+            by_chapter[d["chapter"]] += 1
+            weight += INTERACTION_WEIGHT if is_interaction(d["relation"]) else 1.0
+        labels = _ordered_labels(counts, interaction)
+        chapters = sorted(by_chapter)
+        rel.add_edge(u, v, labels=labels, label=labels[0][0], interaction_only=all(interaction.values()),
+                     triples=len(items), weight=weight, chapters=chapters, first_chapter=chapters[0],
+                     by_chapter=dict(sorted(by_chapter.items())),
+                     evidence=_evidence([d for _, d in items], evidence), triple_ids=[k for k, _ in items])
+    return rel
+
+
+def strength(rel: nx.Graph, node: str) -> float:
+    """The summed weight of a node's relationships: how much the text joins it to others."""
+    return float(rel.degree(node, weight="weight"))
+
+
+@dataclass
+class TimelineChapter:
+    chapter: int
+    triples: int                                    # triples joining the two in this chapter
+    labels: list[tuple[str, int]]                   # what the text says between them, verb labels first
+    evidence: list[dict[str, Any]]                  # chapter, sentence, label, chunk_id (reading order)
+
+
+@dataclass
+class RelationshipTimeline:
+    """Two nodes chapter by chapter (1..last, zero chapters included), as of a chapter: never later."""
+
+    a: str
+    b: str
+    last: int                                       # the last chapter considered (the as-of chapter)
+    chapters: list[TimelineChapter]
+    first_chapter: int | None                       # where they first meet; None: not yet
+    pauses: list[tuple[int, int]]                   # (from, to) runs of chapters without contact after the first;
+                                                    # one ending at `last` is a pause that still lasts
+
+    @property
+    def total(self) -> int:
+        return sum(c.triples for c in self.chapters)
+
+    @property
+    def counts(self) -> dict[int, int]:
+        return {c.chapter: c.triples for c in self.chapters}
+
+
+def _last_chapter(graph: nx.MultiDiGraph) -> int:
+    edge_chapters = (d["chapter"] for _, _, d in graph.edges(data=True))
+    node_chapters = (max(d.get("mentions_by_chapter") or {0: 0}) for _, d in graph.nodes(data=True))
+    return max([*edge_chapters, *node_chapters, 0])
+
+
+def relationship_timeline(source: GraphData | nx.MultiDiGraph, a: str, b: str, as_of: int | None = None,
+                          evidence_per_chapter: int = 5) -> RelationshipTimeline:
+    """How often `a` and `b` (node ids) are joined by a triple in each chapter up to `as_of`, what the text says
+    between them there (labels and cited sentences), where it starts and where it pauses. `source` is the data (the
+    graph as of `as_of` is built from it) or a graph already as of a chapter."""
+    graph = graph_as_of(source, as_of) if isinstance(source, GraphData) else source
+    if as_of is None:
+        as_of = graph.graph.get("as_of")
+    last = as_of if as_of is not None else (source.chapters if isinstance(source, GraphData) else
+                                            _last_chapter(graph))
+    items: list[dict[str, Any]] = []
+    if a != b and a in graph and b in graph:
+        for u, v in ((a, b), (b, a)):
+            items.extend(d for d in graph.get_edge_data(u, v, default={}).values() if d["chapter"] <= last)
+    per: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for d in sorted(items, key=lambda d: (d["chapter"], d.get("chunk_index", 0))):
+        per[d["chapter"]].append(d)
+    chapters = []
+    for ch in range(1, last + 1):
+        found = per.get(ch, [])
+        counts = Counter(d.get("label") or d["relation"] for d in found)
+        interaction = {d.get("label") or d["relation"]: is_interaction(d["relation"]) for d in found}
+        chapters.append(TimelineChapter(ch, len(found), _ordered_labels(counts, interaction),
+                                        _evidence(found, evidence_per_chapter)))
+    first = min(per, default=None)
+    pauses: list[tuple[int, int]] = []
+    if first is not None:
+        start = None
+        for c in chapters[first:]:  # the chapters after the first meeting
+            if c.triples == 0 and start is None:
+                start = c.chapter
+            elif c.triples and start is not None:
+                pauses.append((start, c.chapter - 1))
+                start = None
+        if start is not None:
+            pauses.append((start, last))
+    return RelationshipTimeline(a, b, last, chapters, first, pauses)

@@ -18,12 +18,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.kg.types import INTERACTION_RELATIONS
 from core.domain import JobStatus
 from core.kg.grapher import GrapherExtractor, KnownGraph, node_id
 from core.kg.llm_extract import LLMExtractor
 from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
-from core.kg.types import EXTRACTORS, KgEntity
+from core.kg.types import EXTRACTORS, NODE_TYPES, KgEntity
 from core.store import NotFound
 
 ProgressFn = Callable[[int, int, str], None]
@@ -102,7 +103,7 @@ def known_graph(store: Any, work_id: int, upto_chapter: int) -> KnownGraph:
     rels = []
     for t in store.kg_triples(work_id, upto_chapter, kind="edges")[-200:]:
         a, b = ids.get(t.subject_name or ""), ids.get(t.object_name or "")
-        if a and b and a != b:
+        if a and b and a != b and t.relation not in INTERACTION_RELATIONS:
             rels.append((a, b, t.relation))
     rels = list(dict.fromkeys(reversed(rels)))[:60]
     return KnownGraph(entities, rels)
@@ -348,6 +349,18 @@ def rename_entity(store: Any, work_id: int, ref: str | int, label: str) -> KgEnt
         raise KgError("The new name is empty.")
     entity = find_entity(store, work_id, ref)
     store.kg_add_decision(work_id, "rename", {"names": [n.name for n in entity.names], "label": label[:300]})
+    resolve_entities(store, work_id)
+    return find_entity(store, work_id, entity.names[0].name)
+
+
+def retype_entity(store: Any, work_id: int, ref: str | int, node_type: str) -> KgEntity:
+    """Give an entity another node type ("character", "location", ...); stored by its names, like a rename, so it
+    outlives re-extraction."""
+    wanted = node_type.strip().lower()
+    if wanted not in NODE_TYPES:
+        raise KgError(f"Unknown type '{node_type}'; choose one of {', '.join(NODE_TYPES)}.")
+    entity = find_entity(store, work_id, ref)
+    store.kg_add_decision(work_id, "retype", {"names": [n.name for n in entity.names], "type": wanted})
     resolve_entities(store, work_id)
     return find_entity(store, work_id, entity.names[0].name)
 

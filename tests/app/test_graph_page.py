@@ -1,5 +1,6 @@
 """AppTest on the Graph page: the chapter slider changes the node set, details and exports render, book text
-(an entity named like an HTML tag) reaches the page only escaped."""
+(an entity named like an HTML tag) reaches the page only escaped, the view modes, a click opening details, retyping an
+entity and the relationship timeline."""
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
-from tests.app.conftest import page
+from tests.app.conftest import ROOT, page
 
 XSS = "<img src=x onerror=alert(1)>"
 CHAPTERS = [
@@ -40,15 +41,19 @@ def _open(timeout: float = 60) -> AppTest:
     return at
 
 
-def _html(at: AppTest) -> str:
-    (frame,) = at.get("iframe")
-    return frame.proto.srcdoc
+def _drawing(at: AppTest) -> dict:
+    """The arguments the graph component got: the vis-network nodes and edges it draws."""
+    (component,) = at.get("component_instance")
+    assert component.proto.component_name.endswith("fabula_graph")
+    return json.loads(component.proto.json_args)
 
 
 def _node_labels(at: AppTest) -> set[str]:
-    data = re.search(r"var nodes = new vis\.DataSet\((.*?)\);\n", _html(at), re.S)
-    assert data, "no node data in the graph HTML"
-    return {n["label"] for n in json.loads(data.group(1))}
+    return {n["label"] for n in _drawing(at)["nodes"]}
+
+
+def _node_id(at: AppTest, label: str) -> str:
+    return next(n["id"] for n in _drawing(at)["nodes"] if n["label"] == label)
 
 
 @pytest.mark.slow
@@ -82,14 +87,18 @@ def test_book_text_is_escaped_everywhere(app_db: str) -> None:
     reply = f"Named entities:\n{XSS}\nAnna\n\nKnowledge graph edges:\n1. Anna; saw; {XSS}\n2. {XSS}; stood by door"
     kg_service.build_graph(_store(), work_id, extractor="llm", llm=FakeLLM([reply], context_window=8192))
     at = _open()
+    at.radio(key="kg_mode").set_value("all").run()
     at.text_input(key="kg_search").input("img").run()
     assert not at.exception, at.exception
-    html = _html(at)
-    assert "<img" not in html
-    assert "\\u003cimg src=x onerror=alert(1)\\u003e" in html
-    assert XSS in _node_labels(at)  # shown as the text it is
+    drawing = _drawing(at)
+    assert XSS in _node_labels(at)  # handed over as the text it is: the component draws it on a canvas
+    assert any(XSS in e["title"] for e in drawing["edges"])  # and vis sets tooltips with innerText
     for element in [*at.markdown, *at.subheader, *at.caption]:
         assert "<img" not in element.value.replace("\\<img", "")
+    script = (ROOT / "assets" / "graph_component" / "graph.js").read_text()
+    code = "\n".join(line for line in script.splitlines() if not line.lstrip().startswith("//"))
+    assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function", code)
+    assert "textContent" in code
 
 
 def test_empty_library_and_unbuilt_graph(app_db: str) -> None:
@@ -98,7 +107,7 @@ def test_empty_library_and_unbuilt_graph(app_db: str) -> None:
     _work(CHAPTERS[:1])
     at = _open()
     assert any("No graph yet" in i.value for i in at.info)
-    assert not at.get("iframe")
+    assert not at.get("component_instance")
     at.radio(key="kg_extractor").set_value("llm").run()  # an LLM build shows its cost before it starts
     assert any("Estimate with" in c.value and "1 chapters" in c.value for c in at.caption)
     assert any("1 of 1 chapters are not in the graph yet" in c.value for c in at.caption)
@@ -106,7 +115,7 @@ def test_empty_library_and_unbuilt_graph(app_db: str) -> None:
     at.button(key="kg_build").click().run()  # building from the page: the note now tells the state after the build
     assert not at.exception, at.exception
     assert not any("not in the graph yet" in c.value for c in at.caption)
-    assert at.get("iframe")
+    assert at.get("component_instance")
 
 
 @pytest.mark.slow
@@ -137,3 +146,82 @@ def test_play_steps_through_the_chapters_and_corrections_apply(app_db: str, monk
     at.button(key="kg_rename").click().run()
     assert not at.exception, at.exception
     assert kg_service.find_entity(_store(), work_id, "Thomas Reed").label == "Tom Reed"
+
+
+@pytest.mark.slow
+def test_view_modes_and_a_click_opening_details(app_db: str) -> None:
+    from core.services import kg_service
+    work_id = _work(CHAPTERS)
+    kg_service.build_graph(_store(), work_id)
+    at = _open()
+    assert at.radio(key="kg_mode").value == "characters"
+    drawing = _drawing(at)
+    assert {n["label"] for n in drawing["nodes"]} == {"Anna Grey", "Thomas Reed", "Captain Hale", "Maria Lopez"}
+    assert drawing["legend"] == [{"type": "character", "color": "#4e79a7"}]
+    pairs = [frozenset((e["from"], e["to"])) for e in drawing["edges"]]
+    assert len(pairs) == len(set(pairs)), "one edge per pair of characters"
+    maria, hale = _node_id(at, "Maria Lopez"), _node_id(at, "Captain Hale")
+    at.radio(key="kg_mode").set_value("all").run()
+    assert not at.exception, at.exception
+    assert {"London", "Lisbon"} <= _node_labels(at)
+    at.radio(key="kg_mode").set_value("ego").run()
+    assert "Maria Lopez" in at.selectbox(key="kg_center").options  # the centre picker lists every entity
+    at.selectbox(key="kg_center").set_value(maria).run()
+    assert not at.exception, at.exception
+    labels = _node_labels(at)
+    assert "Maria Lopez" in labels and "Thomas Reed" not in labels  # one hop: only her own neighbours
+    at.radio(key="kg_radius").set_value(2).run()
+    assert "Thomas Reed" in _node_labels(at)
+
+    at.radio(key="kg_mode").set_value("characters").run()
+    at.session_state["kg_open_node"] = hale  # what a click on his node in the drawing sets (its callback)
+    at.run()
+    assert not at.exception, at.exception
+    assert any(s.value == "Captain Hale" for s in at.subheader)
+    assert _drawing(at)["selected"] == hale  # and the drawing shows which node is open
+
+
+@pytest.mark.slow
+def test_retype_an_entity_and_it_survives_a_rebuild(app_db: str) -> None:
+    from core.services import kg_service
+    work_id = _work(CHAPTERS)
+    kg_service.build_graph(_store(), work_id)
+    at = _open()
+    at.text_input(key="kg_search").input("Hale").run()
+    (kind,) = [s for s in at.selectbox if (s.key or "").startswith("kg_type_")]
+    assert kind.value == "character"
+    assert at.button(key="kg_retype").disabled  # nothing to change yet
+    kind.set_value("location").run()
+    at.button(key="kg_retype").click().run()
+    assert not at.exception, at.exception
+    assert kg_service.find_entity(_store(), work_id, "Captain Hale").type == "location"
+    kg_service.build_graph(_store(), work_id, force=True)  # re-extraction keeps the user's decision
+    assert kg_service.find_entity(_store(), work_id, "Captain Hale").type == "location"
+    at = _open()
+    assert "Captain Hale" not in _node_labels(at)  # no longer in the character network
+    with pytest.raises(kg_service.KgError, match="Unknown type 'pirate'; choose one of character, location"):
+        kg_service.retype_entity(_store(), work_id, "Anna Grey", "pirate")
+
+
+@pytest.mark.slow
+def test_relationship_timeline_section(app_db: str) -> None:
+    from core.services import kg_service
+    work_id = _work(CHAPTERS)
+    kg_service.build_graph(_store(), work_id)
+    at = _open()
+    first = at.selectbox(key="kg_tl_a")
+    assert first.format_func(first.value) == "Anna Grey"  # the most related character
+    (second,) = [s for s in at.selectbox if (s.key or "").startswith("kg_tl_b_")]
+    assert second.format_func(second.value) == "Thomas Reed"  # her strongest partner
+    assert "Captain Hale" in second.options  # node ids, shown by their labels
+    second.set_value(_node_id(at, "Captain Hale")).run()
+    assert not at.exception, at.exception
+    summary = next(c.value for c in at.caption if "together from chapter" in c.value)
+    assert summary.startswith("Anna Grey and Captain Hale: together from chapter 2")
+    charts = at.get("vega_lite_chart")
+    assert len(charts) >= 2  # the entity's mentions and the pair's meetings per chapter
+    rows = at.dataframe[-1].value
+    assert set(rows["chapter"]) <= {2, 3} and rows["cited sentence"].str.contains("Captain Hale").all()
+    at.slider(key="kg_as_of").set_value(1).run()  # as of chapter 1 Captain Hale is not known yet
+    assert not at.exception, at.exception
+    assert all("Captain Hale" not in f.options for f in at.selectbox if (f.key or "").startswith("kg_tl"))

@@ -6,10 +6,12 @@ The corpus is made by tests/fixtures/hostile/make_corpus.py; manifest.json says 
 """
 from __future__ import annotations
 
+
 import importlib.util
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -215,7 +217,9 @@ def test_graph_view_and_every_export_keep_hostile_text_inert(graphed, name: str)
     html = kg_views.render_view(view)
     assert_graph_html_inert(html)
     if FILES[name].get("view_payloads"):  # drawn edges carry payload sentences as their tooltips
-        assert "onerror=" in html.replace(_vis_script(), ""), f"{name}: no payload in the graph view's data"
+        # one edge per pair cites a few sentences each, so any of the payloads shows that book text reached the view
+        assert re.search(r"onerror=|javascript:|\\u003cscript", html.replace(_vis_script(), "")), \
+            f"{name}: no payload in the graph view's data"
     for node in list(view.graph.nodes)[:3]:  # the searched view (focus) as well
         focused = kg_views.build_view(data, kg_views.ViewParams(search=view.graph.nodes[node]["label"]))
         assert_graph_html_inert(kg_views.render_view(focused))

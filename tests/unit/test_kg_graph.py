@@ -1,9 +1,12 @@
-"""Graph views: nothing from later chapters, later merges undone, pruning as a view, search, top-N."""
+"""Graph views: nothing from later chapters, later merges undone, pruning as a view, search, top-N; relationships
+(one weighted edge per pair) and the relationship timeline of two nodes."""
 from __future__ import annotations
 
-from core.kg.graph import (GraphData, degree, find_nodes, graph_as_of, neighbourhood, prune_low_degree,
-                           top_by_degree)
-from core.kg.types import EntityName, KgEntity, StoredTriple
+import networkx as nx
+
+from core.kg.graph import (INTERACTION_WEIGHT, GraphData, degree, find_nodes, graph_as_of, neighbourhood,
+                           prune_low_degree, relationship_timeline, relationships, strength, top_by_degree)
+from core.kg.types import CO_OCCURS, EntityName, KgEntity, StoredTriple
 
 
 def _triple(i: int, chapter: int, s: str | None, rel: str, o: str | None, obj_text: str = "") -> StoredTriple:
@@ -61,3 +64,75 @@ def test_search_neighbourhood_and_top_n() -> None:
     assert find_nodes(g, "lizzy") == ["e1"] and find_nodes(g, "zzz") == []
     assert set(neighbourhood(g, "e4", 1)) == {"e3", "e4"}
     assert set(top_by_degree(g, 1)) == {"e3"} and set(top_by_degree(g, 1, keep=["e4"])) == {"e3", "e4"}
+
+
+# ---- relationships and the relationship timeline -------------------------------------------------------------
+
+def _pairs() -> GraphData:
+    """Buck and Thornton: verbs both ways in chapters 2, 2 and 5, an interaction in 3; Buck and Spitz from chapter 1;
+    Perrault only ever appears with Buck (an interaction) in chapter 4; Dawson has no relationship."""
+    def char(i: int, name: str, first: int, mentions: int) -> KgEntity:
+        return KgEntity(i, name, "character", [EntityName(name, first, mentions)], first, mentions)
+
+    entities = [char(1, "Buck", 1, 30), char(2, "Thornton", 2, 12), char(3, "Spitz", 1, 8), char(4, "Perrault", 4, 3),
+                char(5, "Dawson", 3, 2)]
+    counts = {"Buck": {1: 10, 2: 5, 3: 5, 4: 5, 5: 5}, "Thornton": {2: 6, 3: 3, 5: 3}, "Spitz": {1: 8},
+              "Perrault": {4: 3}, "Dawson": {3: 2}}
+    edges = [StoredTriple(1, 2, 11, 0, "Thornton", "saved", "Buck", "Thornton saved Buck.", "Thornton", "Buck"),
+             StoredTriple(2, 2, 11, 1, "Buck", "loved", "Thornton", "Buck loved Thornton.", "Buck", "Thornton"),
+             StoredTriple(3, 3, 12, 0, "Buck", CO_OCCURS, "Thornton", "Buck lay at Thornton's feet.", "Buck",
+                          "Thornton"),
+             StoredTriple(4, 5, 13, 0, "Thornton", "saved", "Buck", "Thornton saved Buck again.", "Thornton", "Buck"),
+             StoredTriple(5, 1, 10, 0, "Spitz", "fought", "Buck", "Spitz fought Buck.", "Spitz", "Buck"),
+             StoredTriple(6, 4, 14, 0, "Perrault", CO_OCCURS, "Buck", "Perrault and Buck ran.", "Perrault", "Buck"),
+             StoredTriple(7, 1, 10, 1, "Buck", "was", None, "Buck was big.", "Buck", None)]
+    return GraphData(entities, edges, counts, 5)
+
+
+def test_relationships_fold_triples_into_one_weighted_edge_per_pair() -> None:
+    rel = relationships(graph_as_of(_pairs()))
+    assert isinstance(rel, nx.Graph) and not rel.is_directed() and set(rel) == {"e1", "e2", "e3", "e4", "e5"}
+    assert rel.number_of_edges() == 3  # Buck-Thornton (4 triples, both ways), Buck-Spitz, Buck-Perrault
+    bt = rel["e1"]["e2"]
+    assert bt["labels"] == [("saved", 2), ("loved", 1), (CO_OCCURS, 1)]  # verbs first, most frequent first
+    assert bt["label"] == "saved" and bt["triples"] == 4 and not bt["interaction_only"]
+    assert bt["weight"] == 3 + INTERACTION_WEIGHT
+    assert bt["chapters"] == [2, 3, 5] and bt["first_chapter"] == 2 and bt["by_chapter"] == {2: 2, 3: 1, 5: 1}
+    assert bt["triple_ids"] == [1, 2, 3, 4]
+    assert [e["chapter"] for e in bt["evidence"]] == [2, 2, 3, 5] and bt["evidence"][0] == {
+        "chapter": 2, "sentence": "Thornton saved Buck.", "label": "saved", "chunk_id": 11}
+    bp = rel["e1"]["e4"]
+    assert bp["interaction_only"] and bp["weight"] == INTERACTION_WEIGHT and bp["label"] == CO_OCCURS
+    assert strength(rel, "e1") == 3 + INTERACTION_WEIGHT + 1 + INTERACTION_WEIGHT and strength(rel, "e5") == 0
+
+
+def test_relationship_evidence_prefers_verb_sentences_and_uses_labels() -> None:
+    data = _pairs()
+    data.edges.extend(StoredTriple(10 + i, 3, 12, i + 2, "Buck", CO_OCCURS, "Thornton", f"Together {i}.", "Buck",
+                                   "Thornton") for i in range(5))
+    rel = relationships(graph_as_of(data), evidence=3)
+    sentences = [e["sentence"] for e in rel["e1"]["e2"]["evidence"]]
+    assert sentences == ["Thornton saved Buck.", "Buck loved Thornton.", "Thornton saved Buck again."]
+    labelled = StoredTriple(30, 1, 10, 2, "Spitz", "sold", "Buck", "Spitz sold Buck to Perrault.", "Spitz", "Buck")
+    object.__setattr__(labelled, "label", "sell to")  # the readable lemma form the extractor may store
+    data.edges.append(labelled)
+    g = graph_as_of(data)
+    assert {d["label"] for _, _, d in g.edges(data=True)} >= {"sell to", "saved"}  # label, else the relation
+    assert ("sell to", 1) in relationships(g)["e1"]["e3"]["labels"]
+
+
+def test_relationship_timeline_start_pauses_and_as_of_cut() -> None:
+    tl = relationship_timeline(_pairs(), "e1", "e2")
+    assert tl.last == 5 and tl.first_chapter == 2 and tl.counts == {1: 0, 2: 2, 3: 1, 4: 0, 5: 1}
+    assert tl.pauses == [(4, 4)] and tl.total == 4
+    two = tl.chapters[1]
+    assert two.labels == [("loved", 1), ("saved", 1)] and [e["sentence"] for e in two.evidence] == [
+        "Thornton saved Buck.", "Buck loved Thornton."]
+    assert tl.chapters[2].labels == [(CO_OCCURS, 1)]
+    early = relationship_timeline(_pairs(), "e2", "e1", as_of=4)  # either order; nothing from chapter 5
+    assert early.last == 4 and early.counts == {1: 0, 2: 2, 3: 1, 4: 0} and early.pauses == [(4, 4)]
+    spitz = relationship_timeline(graph_as_of(_pairs(), 5), "e1", "e3")
+    assert spitz.first_chapter == 1 and spitz.pauses == [(2, 5)]  # apart since chapter 2: a pause that lasts
+    assert relationship_timeline(_pairs(), "e1", "e4", as_of=3).first_chapter is None  # they meet in chapter 4
+    assert relationship_timeline(_pairs(), "e1", "e2", as_of=1).chapters[0].triples == 0
+    assert relationship_timeline(_pairs(), "e1", "e5").total == 0
