@@ -73,6 +73,9 @@ with st.expander("Build or update the graph", expanded=not status.up_to_date or 
     elif status.pending:
         note.caption(f"{len(status.pending)} of {status.chapters} chapters are not in the graph yet"
                      + (" (an earlier build stopped midway and will resume)." if status.unfinished_job else "."))
+    elif status.outdated:
+        note.caption(f"{len(status.outdated)} chapters were read by an older offline extractor (no pronoun "
+                     "resolution, no interaction edges): build to read them again.")
 if not status.built:
     st.info("No graph yet: build it above (the offline extractor needs no LLM).")
     st.stop()

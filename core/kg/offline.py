@@ -11,7 +11,7 @@ are alias evidence.
 """
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -233,29 +233,48 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
     return triples, counts, aliases
 
 
-def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.ChapterCoref) -> dict[str, str]:
+def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.ChapterCoref,
+                  with_article: Counter[str] | None = None) -> dict[str, str]:
     """The type the chapter's evidence gives each name, where it gives one: referred to as he/she, speaking, being
-    addressed, an honorific or a speech verb make a character; prepositions of place and place words a location.
-    Names without evidence keep their NER label, mention by mention."""
+    addressed, an honorific or a speech verb make a character; prepositions of place and place words a location; a
+    name mostly written with "the" ("the Narwhal", "the Government", "the Yeehats") is not a person, whatever
+    pronoun a ship takes. Names without evidence keep their NER label, mention by mention."""
     character = Counter(found.character_evidence)
+    honorific: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    ner: dict[str, Counter[str]] = defaultdict(Counter)
     for per_doc in mentions:
         for m in per_doc:
+            total[m.name] += 1
+            ner[m.name][m.type] += 1
             if m.evidence:
                 character[m.name] += 1
+                honorific[m.name] += 1
+    with_article = with_article or Counter()
     out: dict[str, str] = {}
-    for name in {m.name for per_doc in mentions for m in per_doc}:
+    for name in total:
         person, place = character.get(name, 0), found.place_evidence.get(name, 0)
-        if person >= 1 and person >= place:
+        if not honorific[name] and with_article[name] * 2 >= total[name]:
+            labels = ner[name]
+            best = max((t for t in labels if t != "character"), key=lambda t: labels[t], default=None)
+            out[name] = "location" if place > 0 else best or ("organization" if name.endswith("s") else "object")
+        elif person >= 1 and person >= place:
             out[name] = "character"
         elif place >= 1 and place > person:
             out[name] = "location"
     return out
 
 
+# Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
+# built before pronoun resolution gains it without the user having to ask for a full re-read.
+VERSION = "offline-2"
+
+
 class OfflineExtractor:
     """Extracts chapters with one streaming `nlp.pipe` over all their passages (batched across chapters)."""
 
     name = "offline"
+    version = VERSION
 
     def __init__(self, nlp: Language | None = None, batch_size: int = nlp_helpers.DEFAULT_BATCH_SIZE,
                  n_process: int = 1) -> None:
@@ -300,7 +319,9 @@ class OfflineExtractor:
         spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]
         ner = [{m.name: m.type for m in per_doc} for per_doc in mentions]
         found = coref_rules.resolve_chapter([doc for doc, _ in parsed], spans, ner)
-        types = chapter_types(mentions, found)
+        with_article: Counter[str] = Counter(m.name for (doc, _), per_doc in zip(parsed, mentions) for m in per_doc
+                                             if m.start > 0 and doc[m.start - 1].lower_ == "the")
+        types = chapter_types(mentions, found, with_article)
         lemma = self._lemma()
         for k, (doc, (_, chunk_index)) in enumerate(parsed):
             triples, counts, aliases = extract_doc(doc, chunk_index, stats, mentions=mentions[k], refs=found.refs[k],
@@ -317,5 +338,5 @@ class OfflineExtractor:
         stats["edges"] = sum(1 for t in ext.triples if t.is_edge)
         stats["facts"] = len(ext.triples) - stats["edges"]
         stats["mentions"] = sum(m.count for m in ext.mentions)
-        ext.stats = dict(stats)
+        ext.stats = {**stats, "version": VERSION}
         return ext

@@ -22,6 +22,7 @@ from core.kg.types import INTERACTION_RELATIONS
 from core.domain import JobStatus
 from core.kg.grapher import GrapherExtractor, KnownGraph, node_id
 from core.kg.llm_extract import LLMExtractor
+from core.kg.offline import VERSION as OFFLINE_VERSION
 from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
 from core.kg.types import EXTRACTORS, NODE_TYPES, KgEntity
@@ -109,10 +110,17 @@ def known_graph(store: Any, work_id: int, upto_chapter: int) -> KnownGraph:
     return KnownGraph(entities, rels)
 
 
+def _outdated(store: Any, work_id: int, done: dict[int, tuple[int, str]]) -> set[int]:
+    """Chapters read by an older version of the offline extractor (see core.kg.offline.VERSION)."""
+    stats = store.kg_chapter_stats(work_id)
+    return {i for i, (_, name) in done.items() if name == "offline" and stats.get(i, {}).get("version") != OFFLINE_VERSION}
+
+
 def _needs_extraction(store: Any, work_id: int, extractor: str, force: bool) -> list[int]:
     done = store.kg_extracted_chapters(work_id)
+    outdated = _outdated(store, work_id, done) if extractor == "offline" else set()
     return [c.index for c in store.list_chapters(work_id)
-            if force or done.get(c.index) != (c.revision, extractor)]
+            if force or done.get(c.index) != (c.revision, extractor) or c.index in outdated]
 
 
 def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: Any = None, llm_name: str | None = None,
@@ -272,10 +280,11 @@ class GraphStatus:
     extracted: int           # chapters whose current revision is in the graph
     pending: list[int]       # chapters new or edited since their extraction
     unfinished_job: bool     # a build stopped midway and can be resumed
+    outdated: list[int] = field(default_factory=list)   # read by an older offline extractor: the next build re-reads
 
     @property
     def up_to_date(self) -> bool:
-        return self.built and not self.pending
+        return self.built and not self.pending and not self.outdated
 
 
 def graph_status(store: Any, work_id: int) -> GraphStatus:
@@ -286,8 +295,9 @@ def graph_status(store: Any, work_id: int) -> GraphStatus:
     pending = [c.index for c in chapters if done.get(c.index, (None, None))[0] != c.revision]
     job = store.latest_job(work_id, JOB_KIND)
     unfinished = bool(job and job.status in (JobStatus.RUNNING, JobStatus.FAILED))
+    outdated = sorted(_outdated(store, work_id, done) - set(pending))
     return GraphStatus(bool(done) and bool(store.kg_entities(work_id)), extractor, len(chapters),
-                       len(chapters) - len(pending), pending, unfinished)
+                       len(chapters) - len(pending), pending, unfinished, outdated)
 
 
 def graph_counts(store: Any, work_id: int) -> dict[str, int]:

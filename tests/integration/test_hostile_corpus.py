@@ -6,7 +6,6 @@ The corpus is made by tests/fixtures/hostile/make_corpus.py; manifest.json says 
 """
 from __future__ import annotations
 
-
 import importlib.util
 import io
 import json

@@ -137,6 +137,14 @@ def test_typing_from_pronouns_places_and_place_words(extract):
     assert types["Queen Charlotte Sound"] == "location"
 
 
+def test_a_name_written_with_the_is_not_a_person(extract):
+    ext = extract("Buck was carried aboard the Narwhal. The Narwhal sailed north, and she rolled in the swell. "
+                  "Mr. Perrault stood on the deck of the Narwhal. He said nothing.")
+    types = {m.name: m.type for m in ext.mentions}
+    assert types["Narwhal"] != "character"
+    assert types["Mr. Perrault"] == "character"
+
+
 def test_sentence_initial_adverbs_are_not_names(parse):
     doc, _, _ = parse("Whereupon he lay down sullenly. Meanwhile the men laughed.")
     assert not {m.name for m in find_mentions(doc)} & {"Whereupon", "Meanwhile"}
