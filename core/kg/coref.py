@@ -18,6 +18,9 @@ one pass over a chapter's parsed passages (about a second for a novel's chapter 
   in the paragraph, their addressee from a name set off by commas inside them ("Come, Buck!") or the other speaker of
   an alternating exchange. "I"/"you" resolve to speaker/addressee only at the first level: the speaker of a quotation
   inside a quotation is unknown.
+- First-person narration. "I" outside quotations is the narrator when the chapter makes it clear: told in the first
+  person, with one name that the speakers address far more than anyone else and that the narration never names as a
+  subject (Watson in the Holmes stories, Victor in Frankenstein).
 
 It also collects the evidence that types a name (core.kg.offline uses it): being referred to as he/she, speaking,
 being addressed (a character); following a preposition of place ("in Seattle", "to Dawson") or ending in a place word
@@ -105,6 +108,7 @@ QUOTE_CLOSE = "”"
 INNER_OPEN = "‘"
 INNER_CLOSE = "’"
 WINDOW = 2            # previous sentences searched for an antecedent
+NARRATOR_MIN_I = 15   # a chapter told in the first person says "I" at least this often outside quotations
 MARGIN = 0.75         # the best candidate must lead the next by this much
 DISTANCE = 0.8        # score lost per sentence back (a subject gains 1.0)
 MAX_NAMES_PER_SENTENCE = 6
@@ -137,6 +141,7 @@ class ChapterCoref:
     refs: list[dict[int, str]]                                       # per doc: token index -> name
     quotes: list[Quote] = field(default_factory=list)
     gender: dict[str, str] = field(default_factory=dict)
+    narrator: str | None = None                                      # who "I" is in the narration, if clear
     character_evidence: Counter[str] = field(default_factory=Counter)
     place_evidence: Counter[str] = field(default_factory=Counter)
     stats: Counter[str] = field(default_factory=Counter)
@@ -251,6 +256,9 @@ class _Chapter:
         self.out = ChapterCoref(refs=[{} for _ in docs])
         self.quotes: dict[tuple[int, int], Quote] = {}
         self.narrated: set[str] = set()     # names the chapter's narration uses (not only its dialogue)
+        self.narrated_subject: Counter[str] = Counter()
+        self.first_person_narration = 0
+        self.narrator: str | None = None
 
     # -- pass 1: genders and typing evidence from explicit names ------------------------------------------------
     def learn(self) -> None:
@@ -266,8 +274,12 @@ class _Chapter:
                         if depths[tok.i] == 0:
                             names_here.append(m.name)
                             self.narrated.add(m.name)
+                            if doc[m.end - 1].dep_ in SUBJECT_DEPS:
+                                self.narrated_subject[m.name] += 1
                         self._place_vote(doc, m)
                         continue
+                    if tok.lower_ in FIRST_PERSON and depths[tok.i] == 0 and tok.pos_ == "PRON":
+                        self.first_person_narration += 1
                     gender = THIRD_PERSON.get(tok.lower_)
                     if gender and depths[tok.i] == 0 and tok.pos_ == "PRON":
                         scope = set(names_here) if names_here else set(last_names)
@@ -319,6 +331,24 @@ class _Chapter:
                 quote.addressee = self._vocative(d, first, last, depths)
                 self.quotes[(d, q)] = quote
                 self.out.quotes.append(quote)
+        self.narrator = self._narrator()
+
+    def _narrator(self) -> str | None:
+        """Who "I" is in a first-person narration ("I met Clerval"): the one name the chapter's speakers address
+        most ("my dear Watson", "Victor!") that the narration itself hardly ever names as a subject, when the
+        narration says "I" often. None when that is not clear."""
+        if self.first_person_narration < NARRATOR_MIN_I:
+            return None
+        addressed = Counter(q.addressee for q in self.out.quotes if q.addressee)
+        ranked = addressed.most_common(2)
+        if not ranked or ranked[0][1] < 2 or (len(ranked) > 1 and ranked[1][1] * 2 > ranked[0][1]):
+            return None
+        name = ranked[0][0]
+        if self.narrated_subject[name] > ranked[0][1]:
+            return None                                  # "Holmes said ...": the narration names him; not the "I"
+        self.out.stats["narrator_found"] += 1
+        self.out.narrator = name
+        return name
 
     def _vocative(self, d: int, first: int, last: int, depths: list[int]) -> str | None:
         """A name set off by punctuation inside the quotation and not an argument of its verbs ("Come, Buck!")."""
@@ -414,6 +444,9 @@ class _Chapter:
                             self.out.stats["coref_resolved"] += 1
                     elif depth == 1 and (low in FIRST_PERSON or low in SECOND_PERSON):
                         self.out.stats["dialogue_pronouns"] += 1
+                    elif depth == 0 and low in FIRST_PERSON and self.narrator:
+                        self.out.refs[d][tok.i] = self.narrator
+                        self.out.stats["narrator_pronouns"] += 1
         self.attribute_speakers()
 
     def _third_person(self, d: int, tok: Token, sentence: int, recent: list[_Entry],

@@ -21,7 +21,7 @@ from core.kg import coref as coref_rules
 from core.kg.filters import RULE_NAMES, violated_rule
 from core.kg.names import HONORIFICS, normalize_name
 from core.kg.openie import as_phrase, text_of, triples_from_sentence
-from core.kg.types import CO_OCCURS, SPEAKS_TO, AliasLink, ChapterExtraction, NameMention, Triple
+from core.kg.types import CO_MENTIONED, CO_OCCURS, SPEAKS_TO, AliasLink, ChapterExtraction, NameMention, Triple
 
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.language import Language
@@ -42,11 +42,22 @@ ALIAS_BRIDGES = frozenset({", or", ", or,", "(", ", called", ", known as", ", al
 NO_ALIAS_BEFORE = frozenset({"either", "whether", "neither", "between"})
 
 
+NEARBY_SENTENCES = 2   # names this many sentences apart in one paragraph are "mentioned with" each other
+
+
 # Capitalised at the start of a sentence, these are not names ("Whereupon he rose": the model calls it an ORG).
 NOT_NAMES = frozenset("""whereupon meanwhile nevertheless however presently suddenly thereupon henceforth hence
 thence therefore moreover furthermore besides perhaps indeed accordingly afterwards afterward instantly immediately
 yonder hullo hallo hello goodbye farewell alas hurrah hurray bravo amen ay aye nay yea ha hah oho aha hush hark
 behold lo pshaw bah humbug tut""".split())
+
+
+# Titles that name one character when written "the Queen", "the King" (Alice's Queen of Hearts is "the Queen"
+# throughout); a bare title is otherwise no name (core.kg.names.ADDRESS_WORDS), and "the" + a title + a name is the
+# usual honorific ("the Duke of X" keeps its own span).
+TITLE_NAMES = frozenset({"king", "queen", "duchess", "duke", "prince", "princess", "judge", "colonel", "captain",
+                         "doctor", "professor", "emperor", "empress", "squire", "major", "general", "count",
+                         "countess", "baron", "baroness", "governor", "sheriff", "abbot", "bishop", "cardinal"})
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,13 @@ def find_mentions(doc: Doc) -> list[Mention]:
             if name:
                 found.append(Mention(tok.i, end, name, "character", True))
                 covered.update(range(tok.i, end))
+    for tok in doc:  # "the Queen", "the King": a bare title used as the name of one character
+        if (tok.i in covered or tok.lower_ not in TITLE_NAMES or not tok.text[:1].isupper() or tok.is_sent_start
+                or tok.i == 0 or doc[tok.i - 1].lower_ != "the"
+                or (tok.i + 1 < len(doc) and doc[tok.i + 1].pos_ == "PROPN")):
+            continue
+        found.append(Mention(tok.i, tok.i + 1, tok.text.capitalize(), "character"))
+        covered.add(tok.i)
     found.sort(key=lambda m: m.start)
     return [_speech_vote(doc, m) for m in found]
 
@@ -186,7 +204,9 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
 
     `refs` maps pronoun tokens to the names they were resolved to (core.kg.coref), which makes "He sold Buck" an
     edge from the right man; `types` is the chapter's evidence-based type per name (overriding the NER label).
-    Interaction edges join two characters named in one sentence that no verb triple of the sentence joins."""
+    Interaction edges join two entities in one sentence (named, or referred to by a resolved pronoun) that no verb
+    triple of the sentence joins: "appears with" for two characters, "mentioned with" otherwise; and names at most
+    NEARBY_SENTENCES apart in one paragraph are "mentioned with" each other (once per pair and paragraph)."""
     mentions = find_mentions(doc) if mentions is None else mentions
     refs = refs or {}
     types = types or {}
@@ -198,6 +218,11 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
     triples: list[Triple] = []
     aliases: list[AliasLink] = []
     starts = {m.start: m for m in mentions}
+    kinds = {m.name: m.type for m in mentions}
+    breaks = [t.i for t in doc if t.is_space and "\n" in t.text]
+    window: list[tuple[str, list[str]]] = []
+    linked: set[frozenset[str]] = set()
+    window_paragraph = -1
     for sent in doc.sents:
         stats["sentences"] += 1
         raw = triples_from_sentence(sent, lookup)
@@ -219,14 +244,34 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
                                   r.tail_name, relation_label(r.relation, r.relation_suffix, lemma)))
             if r.head_name and r.tail_name:
                 joined.add(frozenset((r.head_name, r.tail_name)))
-        names = list(dict.fromkeys(starts[i].name for i in range(sent.start, sent.end) if i in starts
-                                   and types.get(starts[i].name, starts[i].type) == "character"))
+        present = [starts[i].name if i in starts else refs[i] for i in range(sent.start, sent.end)
+                   if i in starts or i in refs]
+        names = list(dict.fromkeys(present))
+        paragraph = sum(1 for i in breaks if i < sent.start)
+        if paragraph != window_paragraph:
+            window, linked, window_paragraph = [], set(), paragraph
+        linked |= joined
         if 2 <= len(names) <= coref_rules.MAX_NAMES_PER_SENTENCE:
             for k, a in enumerate(names):
                 for b in names[k + 1:]:
-                    if frozenset((a, b)) not in joined:
-                        triples.append(Triple(a, CO_OCCURS, b, sentence, chunk_index, a, b, CO_OCCURS))
-                        stats["co_occurrence_edges"] += 1
+                    if frozenset((a, b)) in joined:
+                        continue
+                    linked.add(frozenset((a, b)))
+                    both = types.get(a, kinds.get(a)) == types.get(b, kinds.get(b)) == "character"
+                    relation = CO_OCCURS if both else CO_MENTIONED
+                    triples.append(Triple(a, relation, b, sentence, chunk_index, a, b, relation))
+                    stats["co_occurrence_edges" if both else "co_mention_edges"] += 1
+        explicit = list(dict.fromkeys(starts[i].name for i in range(sent.start, sent.end) if i in starts))
+        if len(explicit) <= coref_rules.MAX_NAMES_PER_SENTENCE:
+            for earlier, earlier_names in window:  # names a sentence or two apart in one paragraph
+                for a in earlier_names:
+                    for b in explicit:
+                        if a != b and frozenset((a, b)) not in linked:
+                            linked.add(frozenset((a, b)))
+                            triples.append(Triple(a, CO_MENTIONED, b, f"{earlier} {sentence}"[:1000], chunk_index,
+                                                  a, b, CO_MENTIONED))
+                            stats["nearby_mention_edges"] += 1
+            window = [*window, (sentence, explicit)][-NEARBY_SENTENCES:] if explicit else window
         if len(mentions) > 1:
             aliases.extend(alias_links(sent, mentions, chunk_index))
     counts: Counter[tuple[str, str]] = Counter((m.name, types.get(m.name, m.type)) for m in mentions)
@@ -237,8 +282,9 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
                   with_article: Counter[str] | None = None) -> dict[str, str]:
     """The type the chapter's evidence gives each name, where it gives one: referred to as he/she, speaking, being
     addressed, an honorific or a speech verb make a character; prepositions of place and place words a location; a
-    name mostly written with "the" ("the Narwhal", "the Government", "the Yeehats") is not a person, whatever
-    pronoun a ship takes. Names without evidence keep their NER label, mention by mention."""
+    name mostly written with "the" ("the Narwhal", "the Government", "the Yeehats") is not a person unless it
+    speaks or is "he"/"she" more than once ("the Queen", "the White Rabbit" are). Names without evidence keep their
+    NER label, mention by mention."""
     character = Counter(found.character_evidence)
     honorific: Counter[str] = Counter()
     total: Counter[str] = Counter()
@@ -254,7 +300,7 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
     out: dict[str, str] = {}
     for name in total:
         person, place = character.get(name, 0), found.place_evidence.get(name, 0)
-        if not honorific[name] and with_article[name] * 2 >= total[name]:
+        if not honorific[name] and with_article[name] * 2 >= total[name] and found.character_evidence[name] < 2:
             labels = ner[name]
             best = max((t for t in labels if t != "character"), key=lambda t: labels[t], default=None)
             out[name] = "location" if place > 0 else best or ("organization" if name.endswith("s") else "object")

@@ -12,11 +12,13 @@ from typing import Any
 NODE_TYPES: tuple[str, ...] = ("character", "location", "organization", "object", "event")
 EXTRACTORS: tuple[str, ...] = ("offline", "llm", "grapher")
 # Relations of the interaction edges the offline extractor adds where the text joins two characters without a clean
-# verb: named in one sentence ("co-occurs"), or one speaking to the other in a dialogue exchange. They weigh a
+# verb: named in one sentence ("co-occurs"; "mentioned with" when one is a place, group or thing), or one speaking to
+# the other in a dialogue exchange. They weigh a
 # relationship but are not facts: alias resolution's guards and fact retrieval leave them out.
 CO_OCCURS = "appears with"
 SPEAKS_TO = "speaks to"
-INTERACTION_RELATIONS: frozenset[str] = frozenset({CO_OCCURS, SPEAKS_TO})
+CO_MENTIONED = "mentioned with"     # two named entities in one sentence, at least one of them not a character
+INTERACTION_RELATIONS: frozenset[str] = frozenset({CO_OCCURS, SPEAKS_TO, CO_MENTIONED})
 
 
 @dataclass(frozen=True)

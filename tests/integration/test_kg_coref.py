@@ -8,7 +8,7 @@ import pytest
 from core import nlp
 from core.kg import coref
 from core.kg.offline import ChapterText, OfflineExtractor, find_mentions
-from core.kg.types import CO_OCCURS, SPEAKS_TO
+from core.kg.types import CO_MENTIONED, CO_OCCURS, SPEAKS_TO
 
 
 @pytest.fixture(scope="module")
@@ -123,9 +123,12 @@ def test_two_characters_in_one_sentence_are_joined_by_an_interaction_edge(extrac
     assert frozenset(("Buck", "Spitz")) in pairs
 
 
-def test_no_interaction_edge_with_a_place(extract):
-    ext = extract("Buck went to Dawson. In Dawson the snow was deep.")
-    assert not [t for t in ext.triples if t.relation == CO_OCCURS]
+def test_a_place_is_mentioned_with_not_met(extract):
+    ext = extract("Buck said nothing. Spitz said nothing. Buck and Spitz waited while the sled left Dawson.")
+    kinds = {frozenset((t.subject_name, t.object_name)): t.relation for t in ext.triples
+             if t.relation in (CO_OCCURS, CO_MENTIONED)}
+    assert kinds.get(frozenset(("Buck", "Spitz"))) == CO_OCCURS
+    assert kinds.get(frozenset(("Buck", "Dawson"))) == CO_MENTIONED
 
 
 def test_typing_from_pronouns_places_and_place_words(extract):
@@ -143,6 +146,15 @@ def test_a_name_written_with_the_is_not_a_person(extract):
     types = {m.name: m.type for m in ext.mentions}
     assert types["Narwhal"] != "character"
     assert types["Mr. Perrault"] == "character"
+
+
+def test_a_title_with_the_names_a_character(extract):
+    ext = extract("Alice looked at the Queen. “Off with her head!” said the Queen. The King said nothing. "
+                  "The Queen of Hearts, she made some tarts.")
+    types = {m.name: m.type for m in ext.mentions}
+    assert types.get("Queen") == "character"
+    assert types.get("King") == "character"
+    assert "Queen" not in {m.name for m in ext.mentions if m.type != "character"}
 
 
 def test_sentence_initial_adverbs_are_not_names(parse):
