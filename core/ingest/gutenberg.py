@@ -92,12 +92,16 @@ def _header_metadata(header: str) -> tuple[str | None, str | None]:
     return title, author
 
 
+MAX_CREDITS_CHARS = 2000  # a longer "paragraph" is a book flattened onto one line that starts with its credits
+
+
 def _drop_credits(body: str) -> str:
-    """Remove the "Produced by ..." paragraphs that directly follow the START marker."""
+    """Remove the "Produced by ..." paragraphs that directly follow the START marker (a whole book flattened onto
+    one line that begins with its credits is kept: losing the book is worse than keeping a credits line)."""
     paragraphs = re.split(r"\n[ \t]*\n", body.lstrip("\n"), maxsplit=8)
     kept_from = 0
     for i, paragraph in enumerate(paragraphs[:8]):
-        if not paragraph.strip() or _CREDITS.match(paragraph):
+        if not paragraph.strip() or (_CREDITS.match(paragraph) and len(paragraph) <= MAX_CREDITS_CHARS):
             kept_from = i + 1
         else:
             break

@@ -164,3 +164,13 @@ def test_random_bytes_only_ever_raise_ingest_error(seed: int) -> None:
             read_book(name, data)
         except IngestError:
             pass
+
+
+def test_a_book_flattened_onto_one_line_that_starts_with_its_credits_is_kept() -> None:
+    """GraphRAG-Bench's books are one line each; one starts "E-text prepared by ..." and was dropped whole."""
+    from core.ingest.gutenberg import strip_gutenberg
+    body = ("E-text prepared by a volunteer team from page images. " + "Dr. Inglis went to Serbia in 1915. " * 200)
+    text = "*** START OF THE PROJECT GUTENBERG EBOOK A HOSPITAL IN SERBIA ***\n\n" + body
+    assert "Dr. Inglis went to Serbia" in strip_gutenberg(text).body
+    short = "*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\nProduced by A Volunteer.\n\nChapter 1\n\nIt begins."
+    assert "Produced by" not in strip_gutenberg(short).body
