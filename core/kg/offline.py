@@ -42,6 +42,15 @@ ALIAS_BRIDGES = frozenset({", or", ", or,", "(", ", called", ", known as", ", al
 NO_ALIAS_BEFORE = frozenset({"either", "whether", "neither", "between"})
 
 
+# Characters a book never names but keeps calling by one description: Frankenstein's creature, a stranger, the
+# jailer. A descriptor becomes an entity ("the creature") in a chapter that uses it at least DESCRIPTOR_MIN times
+# with "the", once at least as a subject. People nouns as generic as "man" or "girl" are left out (every man of a
+# chapter would be one node), and so are ghost and spirit (capitalised, they are names already).
+DESCRIPTORS = frozenset("""creature monster daemon demon fiend wretch stranger giant dwarf witch wizard hermit beggar
+traveller traveler sailor soldier landlord landlady innkeeper shopkeeper gardener servant housekeeper butler
+coachman footman postman clerk lawyer magistrate priest parson vicar curate clergyman squire governess tutor jailer
+gaoler prisoner murderer thief robber convict detective inspector sheriff chief""".split())
+DESCRIPTOR_MIN = 3
 NEARBY_SENTENCES = 2   # names this many sentences apart in one paragraph are "mentioned with" each other
 
 
@@ -278,6 +287,28 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
     return triples, counts, aliases
 
 
+def descriptor_mentions(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[list[Mention]]:
+    """`mentions` plus the chapter's recurring descriptions of unnamed characters ("the creature"), see DESCRIPTORS."""
+    found: list[tuple[int, int, str]] = []
+    subjects: Counter[str] = Counter()
+    for d, doc in enumerate(docs):
+        covered = {i for m in mentions[d] for i in range(m.start, m.end)}
+        for tok in doc:
+            if (tok.pos_ == "NOUN" and tok.lower_ in DESCRIPTORS and tok.i not in covered
+                    and any(c.dep_ == "det" and c.lower_ == "the" for c in tok.children)):
+                name = f"the {tok.lower_}"
+                found.append((d, tok.i, name))
+                subjects[name] += tok.dep_ in ("nsubj", "nsubjpass")
+    counts = Counter(name for _, _, name in found)
+    out = [list(per_doc) for per_doc in mentions]
+    for d, i, name in found:
+        if counts[name] >= DESCRIPTOR_MIN and subjects[name]:
+            out[d].append(Mention(i, i + 1, name, "character", True))
+    for per_doc in out:
+        per_doc.sort(key=lambda m: m.start)
+    return out
+
+
 def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.ChapterCoref,
                   with_article: Counter[str] | None = None) -> dict[str, str]:
     """The type the chapter's evidence gives each name, where it gives one: referred to as he/she, speaking, being
@@ -361,7 +392,7 @@ class OfflineExtractor:
         ext = ChapterExtraction(chapter.index)
         stats: Counter[str] = Counter()
         parsed = [next(docs) for _ in range(len(chapter.chunks))]
-        mentions = [find_mentions(doc) for doc, _ in parsed]
+        mentions = descriptor_mentions([doc for doc, _ in parsed], [find_mentions(doc) for doc, _ in parsed])
         spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]
         ner = [{m.name: m.type for m in per_doc} for per_doc in mentions]
         found = coref_rules.resolve_chapter([doc for doc, _ in parsed], spans, ner)

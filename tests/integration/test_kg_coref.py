@@ -184,3 +184,12 @@ def test_prior_gender_and_place_names() -> None:
     assert coref.prior_gender("Buck") is None
     assert coref.is_place_name("Queen Charlotte Sound")
     assert not coref.is_place_name("John Thornton")
+
+
+def test_a_recurring_description_is_an_unnamed_character(extract):
+    ext = extract("Victor looked up. The creature stood at the door. The creature spoke to Victor in a low voice. "
+                  "Victor fled, but the creature followed him. Later the servant brought candles.")
+    names = {m.name: m.type for m in ext.mentions}
+    assert names.get("the creature") == "character"
+    assert "the servant" not in names                  # once is not a recurring character
+    assert any({t.subject_name, t.object_name} == {"Victor", "the creature"} for t in ext.triples)
