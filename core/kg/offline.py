@@ -125,6 +125,17 @@ def find_mentions(doc: Doc) -> list[Mention]:
             if name:
                 found.append(Mention(tok.i, end, name, "character", True))
                 covered.update(range(tok.i, end))
+    i = 0
+    while i < len(doc):  # "the Ghost of Christmas Past": a capitalised name after "the" that the model missed
+        end = _title_run(doc, i, covered) if i > 0 and doc[i - 1].lower_ == "the" else i
+        if end - i >= 2:
+            name = normalize_name(doc[i:end].text)
+            if name:
+                found.append(Mention(i, end, name, "object"))
+                covered.update(range(i, end))
+            i = end
+        else:
+            i += 1
     for tok in doc:  # "the Queen", "the King": a bare title used as the name of one character
         if (tok.i in covered or tok.lower_ not in TITLE_NAMES or not tok.text[:1].isupper() or tok.is_sent_start
                 or tok.i == 0 or doc[tok.i - 1].lower_ != "the"
@@ -134,6 +145,24 @@ def find_mentions(doc: Doc) -> list[Mention]:
         covered.add(tok.i)
     found.sort(key=lambda m: m.start)
     return [_speech_vote(doc, m) for m in found]
+
+
+def _title_run(doc: Doc, start: int, covered: set[int]) -> int:
+    """The end of a run of capitalised proper nouns from `start` ("Ghost of Christmas Past", "Goodwood Plunger";
+    "of" may join two of them), or `start` when there is none."""
+    end = start
+    while end < len(doc) and end not in covered and end - start < 6:
+        tok = doc[end]
+        if tok.pos_ == "PROPN" and tok.text[:1].isupper() and tok.text.isalpha():
+            end += 1
+        elif (tok.lower_ == "of" and end > start and end + 1 < len(doc) and doc[end + 1].pos_ == "PROPN"
+              and doc[end + 1].text[:1].isupper()):
+            end += 1
+        else:
+            break
+    while end > start and doc[end - 1].lower_ == "of":
+        end -= 1
+    return end
 
 
 def _speech_vote(doc: Doc, mention: Mention) -> Mention:

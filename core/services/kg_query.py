@@ -16,11 +16,10 @@ from typing import Any
 
 import networkx as nx
 
-from core.kg.types import INTERACTION_RELATIONS
 from core.kg import graph as kg_graph
 from core.kg.llm_common import clean_llm_name
 from core.kg.names import normalize_name
-from core.kg.types import KgEntity
+from core.kg.types import INTERACTION_RELATIONS, KgEntity
 from core.services.kg_views import load_graph_data
 
 

@@ -18,14 +18,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.kg.types import INTERACTION_RELATIONS
 from core.domain import JobStatus
 from core.kg.grapher import GrapherExtractor, KnownGraph, node_id
 from core.kg.llm_extract import LLMExtractor
 from core.kg.offline import VERSION as OFFLINE_VERSION
 from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
-from core.kg.types import EXTRACTORS, NODE_TYPES, KgEntity
+from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, KgEntity, NODE_TYPES
 from core.store import NotFound
 
 ProgressFn = Callable[[int, int, str], None]

@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.kg.types import INTERACTION_RELATIONS
 from core.domain import JobStatus
 from core.kg.graph import graph_as_of
+from core.kg.types import INTERACTION_RELATIONS
 from core.llm import MeteredLLM, get_llm
 from core.services import llm_service
 from core.services.kg_views import load_graph_data

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.kg.types import INTERACTION_RELATIONS
 from core.domain import Chapter, ChapterSource, NewChapter, Work, WorkKind
 from core.ingest import chunk_text
+from core.kg.types import INTERACTION_RELATIONS
 from core.llm import LLMError, check_llm_name
 from core.services.kg_query import facts_for_retrieval
 from core.services.kg_service import update_chapter_graph

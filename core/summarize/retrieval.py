@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from core.kg.types import INTERACTION_RELATIONS
+
 EmbedFn = Callable[[Sequence[str]], np.ndarray]  # texts -> one row per text (core.nlp.embed: unit rows)
 
 
@@ -78,6 +80,8 @@ def chapter_edges(graph: Any, chapter: int, name_counts: Mapping[str, int]) -> C
     edges: list[KgEdge] = []
     for u, v, key, d in graph.edges(keys=True, data=True):
         if u not in present or v not in present or int(d.get("chapter", 0)) > chapter:
+            continue
+        if d.get("relation") in INTERACTION_RELATIONS:  # who is with whom: no fact for a summary's context
             continue
         edges.append(_edge(key, u, v, d, names))
     edges.sort(key=lambda e: e.id)

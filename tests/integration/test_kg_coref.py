@@ -193,3 +193,11 @@ def test_a_recurring_description_is_an_unnamed_character(extract):
     assert names.get("the creature") == "character"
     assert "the servant" not in names                  # once is not a recurring character
     assert any({t.subject_name, t.object_name} == {"Victor", "the creature"} for t in ext.triples)
+
+
+def test_a_capitalised_name_after_the_that_the_model_missed(parse):
+    doc, _, _ = parse("“I am the Ghost of Christmas Past,” said the Spirit. Scrooge looked at the Ghost of Christmas "
+                      "Past and at the door of the house.")
+    names = [m.name for m in find_mentions(doc)]
+    assert names.count("Ghost of Christmas Past") == 2
+    assert not any(n.endswith(" of") for n in names)
