@@ -31,6 +31,7 @@ from core.kg.export import FORMATS, export_graph
 from core.kg.graph import (GraphData, RelationshipTimeline, degree, find_nodes, graph_as_of, neighbourhood,
                            prune_low_degree, relationship_timeline, relationships, strength, top_by_degree,
                            verbalize)
+from core.kg.types import CO_MENTIONED
 
 MODES: tuple[str, ...] = ("characters", "all", "ego")
 
@@ -173,7 +174,13 @@ def _entities(full: nx.MultiDiGraph, params: ViewParams) -> tuple[nx.Graph, str 
 
 
 def _character_relations(full: nx.MultiDiGraph) -> nx.Graph:
-    return relationships(full, nodes=[n for n, d in full.nodes(data=True) if d["type"] == "character"])
+    """Relationships between characters. A pair only ever "mentioned with" each other (named a sentence or two
+    apart, never in one sentence, a verb or a dialogue) is too weak to draw in the reader's network; the "all
+    entities" and ego views and the exports keep it."""
+    rel = relationships(full, nodes=[n for n, d in full.nodes(data=True) if d["type"] == "character"])
+    rel.remove_edges_from([(u, v) for u, v, d in rel.edges(data=True)
+                           if all(label == CO_MENTIONED for label, _ in d["labels"])])
+    return rel
 
 
 def build_view(data: GraphData, params: ViewParams) -> GraphView:

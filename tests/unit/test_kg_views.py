@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from core.kg.graph import GraphData
-from core.kg.types import CO_OCCURS, EntityName, KgEntity, StoredTriple
+from core.kg.types import CO_MENTIONED, CO_OCCURS, EntityName, KgEntity, StoredTriple
 from core.services import kg_views
 from core.viz import LABEL_PX, graph_payload, render_graph_html
 
@@ -123,3 +123,13 @@ def test_timeline_texts() -> None:
     assert [r["chapter"] for r in rows] == [1, 1, 2, 2] and rows[2]["what the text says"] == "wrote to, appears with"
     none = kg_views.timeline(view, "e1", "e4")
     assert kg_views.timeline_summary(none, "Ann", "Dave") == "Ann and Dave are not joined in chapters 1-3."
+
+
+def test_a_pair_only_mentioned_near_each_other_is_not_drawn_among_characters() -> None:
+    data = _data()
+    data.edges.append(_t(10, 3, "Dave", CO_MENTIONED, "Eve"))
+    view = kg_views.build_view(data, kg_views.ViewParams())
+    assert "Dave" in _labels(view, view.isolated)                 # still related to no one in the reader's network
+    everything = kg_views.build_view(data, kg_views.ViewParams(mode="all"))
+    dave = next(n for n in everything.relations if everything.full.nodes[n]["label"] == "Dave")
+    assert everything.relations.degree(dave) == 1                 # the "all entities" view keeps it
