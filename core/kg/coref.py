@@ -23,8 +23,8 @@ one pass over a chapter's parsed passages (about a second for a novel's chapter 
   subject (Watson in the Holmes stories, Victor in Frankenstein).
 
 It also collects the evidence that types a name (core.kg.offline uses it): being referred to as he/she, speaking,
-being addressed (a character); following a preposition of place ("in Seattle", "to Dawson") or ending in a place word
-("Queen Charlotte Sound") (a location).
+being addressed, owning a hand or a sister ("Buck's master") make a character; following a preposition of place ("in
+Seattle", "to Dawson") or ending in a place word ("Queen Charlotte Sound") a location.
 """
 from __future__ import annotations
 
@@ -103,6 +103,12 @@ priest monk prince duke stranger-man chap grandfather nephew""".split())
 FEMALE_NOUNS = frozenset("""woman women girl mother wife lady sister daughter aunt queen maid maiden princess duchess
 widow niece grandmother mistress madam nurse""".split())
 UNNAMED = ""          # the name of an unnamed person's entry
+# What only a person (or an animal character) has: "Buck's master", "Elizabeth's sister", "Darcy's pride".
+PERSONAL_NOUNS = frozenset("""hand hands eyes eye face head voice heart mind arm arms shoulder shoulders lips mouth
+cheek cheeks brow hair neck feet foot back side ear ears teeth throat body father mother wife husband sister brother
+son daughter uncle aunt cousin niece nephew master mistress friend friends servant maid children child family wedding
+marriage death life letter name opinion feelings temper pride manners surprise astonishment anger
+""".split())
 QUOTE_OPEN = "“"
 QUOTE_CLOSE = "”"
 INNER_OPEN = "‘"
@@ -277,6 +283,7 @@ class _Chapter:
                             if doc[m.end - 1].dep_ in SUBJECT_DEPS:
                                 self.narrated_subject[m.name] += 1
                         self._place_vote(doc, m)
+                        self._possessive_vote(doc, m)
                         continue
                     if tok.lower_ in FIRST_PERSON and depths[tok.i] == 0 and tok.pos_ == "PRON":
                         self.first_person_narration += 1
@@ -299,6 +306,14 @@ class _Chapter:
                 self.out.character_evidence[name] += v[MALE] + v[FEMALE]
             if is_place_name(name):
                 self.out.place_evidence[name] += 3
+
+    def _possessive_vote(self, doc: Doc, m: NamedSpan) -> None:
+        """"Buck's master", "Thornton's hand": a name that owns a body part, a kinsman or a feeling is a person."""
+        if m.end >= len(doc) or doc[m.end].lower_ not in ("'s", "’s"):
+            return
+        owned = doc[m.end - 1].head
+        if owned.pos_ == "NOUN" and owned.lower_ in PERSONAL_NOUNS:
+            self.out.character_evidence[m.name] += 1
 
     def _place_vote(self, doc: Doc, m: NamedSpan) -> None:
         root = doc[m.end - 1]

@@ -112,7 +112,8 @@ def known_graph(store: Any, work_id: int, upto_chapter: int) -> KnownGraph:
 def _outdated(store: Any, work_id: int, done: dict[int, tuple[int, str]]) -> set[int]:
     """Chapters read by an older version of the offline extractor (see core.kg.offline.VERSION)."""
     stats = store.kg_chapter_stats(work_id)
-    return {i for i, (_, name) in done.items() if name == "offline" and stats.get(i, {}).get("version") != OFFLINE_VERSION}
+    return {i for i, (_, name) in done.items()
+            if name == "offline" and stats.get(i, {}).get("version") != OFFLINE_VERSION}
 
 
 def _needs_extraction(store: Any, work_id: int, extractor: str, force: bool) -> list[int]:

@@ -201,3 +201,10 @@ def test_a_capitalised_name_after_the_that_the_model_missed(parse):
     names = [m.name for m in find_mentions(doc)]
     assert names.count("Ghost of Christmas Past") == 2
     assert not any(n.endswith(" of") for n in names)
+
+
+def test_a_possessive_of_a_personal_noun_is_character_evidence(parse):
+    _, found, _ = parse("They reached Skaguay at night. Nobody looked at Skaguay's harbour. Curly licked Curly's "
+                        "wounds and Toots's master laughed.")
+    assert found.character_evidence["Toots"] >= 1
+    assert found.character_evidence.get("Skaguay", 0) == 0        # a harbour is no hand or sister
