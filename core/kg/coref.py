@@ -278,8 +278,9 @@ class _Chapter:
                     m = self.at[d].get(tok.i)
                     if m is not None and tok.i == m.start:
                         if depths[tok.i] == 0:
-                            names_here.append(m.name)
                             self.narrated.add(m.name)
+                            if doc[m.end - 1].dep_ in SUBJECT_DEPS | {"poss"}:
+                                names_here.append(m.name)   # a salient name: "He dreamed of the Sunland" is no vote
                             if doc[m.end - 1].dep_ in SUBJECT_DEPS:
                                 self.narrated_subject[m.name] += 1
                         self._place_vote(doc, m)

@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from core.kg.coref import is_place_name
 from core.kg.evidence import PLACE_WORDS, Proposal, propose_links
 from core.kg.names import parse_name, surname
 from core.kg.given_names import formal_forms, is_given_name, same_given_name
@@ -345,7 +346,7 @@ def resolve(inp: ResolutionInput, guards: MergeGuards | None = None) -> Resoluti
         votes: Counter[str] = Counter()
         for n in members:
             votes.update(replay.type_votes.get(n, {}))
-            if is_given_name(parse_name(n).core[0]):
+            if is_given_name(parse_name(n).core[0]) and not is_place_name(n):  # not "Queen Charlotte Sound"
                 votes["character"] += replay.totals[n]
         clusters.append(Cluster(names, pick_label(names), pick_type(votes)))
     _apply_labels(clusters, inp.decisions)

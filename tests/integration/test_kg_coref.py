@@ -208,3 +208,9 @@ def test_a_possessive_of_a_personal_noun_is_character_evidence(parse):
                         "wounds and Toots's master laughed.")
     assert found.character_evidence["Toots"] >= 1
     assert found.character_evidence.get("Skaguay", 0) == 0        # a harbour is no hand or sister
+
+
+def test_a_place_named_in_passing_takes_no_gender_vote(parse):
+    _, found, _ = parse("Buck lay by the fire. He dreamed of the Sunland. He dreamed of the Sunland again and "
+                        "he whined. Later he dreamed of the Sunland once more.")
+    assert "Sunland" not in found.gender and found.character_evidence.get("Sunland", 0) == 0

@@ -168,3 +168,12 @@ def test_wives_children_places_and_given_names_as_surnames() -> None:
     assert not _together(groups, "Lucas Lodge", "Lucas")
     groups = _groups(_input([(1, "Lydia", 30), (15, "Miss Lydia", 2), (15, "London Lydia", 1)]))
     assert _together(groups, "Lydia", "Miss Lydia") and not _together(groups, "London Lydia", "Miss Lydia")
+
+
+def test_a_place_whose_name_starts_with_a_given_name_stays_a_place() -> None:
+    from core.kg.resolve import ResolutionInput, resolve
+    from core.kg.types import NameCount
+    result = resolve(ResolutionInput([NameCount("Queen Charlotte Sound", 1, "location", 2),
+                                      NameCount("Charlotte Lucas", 1, "character", 2)], []))
+    types = {c.label: c.type for c in result.clusters}
+    assert types == {"Queen Charlotte Sound": "location", "Charlotte Lucas": "character"}
