@@ -33,86 +33,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.kg.names import parse_name
+from core.kg.coref_words import (DIRECTION_PREPOSITIONS, FEMALE, FEMALE_NOUNS, FIRST_PERSON, MALE, MALE_NOUNS,
+                                 MOTION_VERBS, OBJECT_DEPS, PERSONAL_NOUNS, PLACE_PREPOSITIONS, POSSESSIVE, REFLEXIVE,
+                                 SECOND_PERSON, SPEECH_LEMMAS, SUBJECT_DEPS, THIRD_PERSON, UNNAMED, is_place_name,
+                                 prior_gender)
+from core.kg.quotes import QUOTE_CLOSE, QUOTE_OPEN, Quote, quote_levels
 
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Doc, Token
 
-MALE, FEMALE = "m", "f"
-THIRD_PERSON: dict[str, str] = {"he": MALE, "him": MALE, "his": MALE, "himself": MALE,
-                                "she": FEMALE, "her": FEMALE, "hers": FEMALE, "herself": FEMALE}
-REFLEXIVE = frozenset({"himself", "herself"})
-POSSESSIVE = frozenset({"his", "hers"})     # "her" is possessive when its dependency says so
-FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
-SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "thee", "thou", "thy", "thine"})
-SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
-OBJECT_DEPS = frozenset({"dobj", "pobj", "dative", "attr", "oprd"})
-
-MALE_HONORIFICS = frozenset({"Mr.", "Sir", "Lord", "King", "Prince", "Duke", "Count", "Baron", "Uncle", "Father",
-                             "Brother", "Master", "Monsieur", "Colonel", "Captain", "Major", "General", "Lieutenant",
-                             "Sergeant", "Admiral", "Inspector", "Rev.", "Professor"})
-FEMALE_HONORIFICS = frozenset({"Mrs.", "Miss", "Ms.", "Lady", "Dame", "Madam", "Madame", "Mademoiselle", "Queen",
-                               "Princess", "Duchess", "Countess", "Baroness", "Aunt", "Mother", "Sister"})
-FEMALE_NAMES = frozenset("""
-Abigail Ada Adela Adelaide Agatha Agnes Alice Alicia Amelia Amy Angela Ann Anna Anne Annie Arabella Augusta Barbara
-Beatrice Belle Bertha Beth Betsy Betty Caroline Catherine Cecilia Cecily Charlotte Christina Clara Clarissa Constance
-Cynthia Daisy Diana Dinah Dorothea Dorothy Edith Eleanor Elinor Eliza Elizabeth Ellen Elsie Emily Emma Esther Ethel
-Evelyn Fanny Flora Florence Frances Georgiana Georgina Gertrude Grace Hannah Harriet Helen Henrietta Hester Hetty Ida
-Irene Isabel Isabella Jane Janet Jemima Jenny Jessie Joan Josephine Julia Juliet Kate Katherine Kitty Laura Lizzy
-Lily Louisa Louise Lucy Lydia Mabel Madeline Margaret Maria Marian Marianne Martha Mary Matilda Maud Meg Mercedes
-Mildred Miriam Molly Nancy Nell Nelly Olive Olivia Patience Peggy Penelope Phoebe Polly Priscilla Rachel Rebecca Rose
-Rosa Rosamond Ruth Sally Sarah Sibyl Sophia Sophie Susan Susanna Sylvia Ursula Victoria Violet Winifred
-""".split())
-MALE_NAMES = frozenset("""
-Adam Albert Alfred Allan Andrew Anthony Archibald Arthur Augustus Basil Benjamin Bob Cecil Charles Christopher Clement
-Daniel David Dick Dorian Edgar Edmund Edward Edwin Ernest Eugene Felix Francis Frank Fred Frederick Geoffrey George
-Gerald Gilbert Guy Harold Harry Hector Henry Herbert Horace Hugh Isaac Jack Jacob James Jasper Jim Joe John Joseph
-Joshua Julius Laurence Lawrence Leonard Lewis Lionel Matthew Michael Ned Nicholas Oliver Patrick Paul Percy Peter
-Philip Ralph Richard Robert Samuel Stephen Theodore Thomas Tim Timothy Tom Victor Walter Wilfred William Sherlock
-Ebenezer Jacob Hal Charles Fritz Teddy Laurie Victor Henry Ernest Justine
-""".split()) - {"Justine"}
-
-# After these prepositions a name is a place ("in Seattle", "at Longbourn"); "to"/"from"/"toward" only after a verb
-# of motion ("went to Dawson"; "said to Perrault" is a person).
-PLACE_PREPOSITIONS = frozenset({"in", "at", "into", "near", "within", "inside", "throughout", "across", "through",
-                                "around", "beyond", "outside", "upon"})
-DIRECTION_PREPOSITIONS = frozenset({"to", "from", "toward", "towards", "for"})
-MOTION_VERBS = frozenset("""go goes went gone going come comes came coming return returns returned returning travel
-travels travelled traveled travelling journey journeyed sail sails sailed sailing drive drove driven ride rode ridden
-walk walked walking run ran arrive arrived arriving move moved removed remove hurry hurried set start started
-started leave left leaving head headed fly flew flown bound march marched proceed proceeded retire retired
-""".split())
-PLACE_SUFFIXES = frozenset({"house", "park", "hall", "lodge", "manor", "court", "castle", "abbey", "street",
-                            "square", "lane", "road", "farm", "cottage", "grange", "parsonage", "rectory", "woods",
-                            "sound", "river", "lake", "mountain", "mountains", "valley", "bay", "island", "islands",
-                            "creek", "pass", "range", "sea", "ocean", "city", "town", "county", "inlet", "harbour",
-                            "harbor", "hill", "hills", "bridge", "church", "cathedral", "college", "gardens", "garden",
-                            "row", "place", "crescent", "terrace", "mount", "forest", "wood", "moor", "heath",
-                            "station", "inn", "hotel", "palace", "cove", "point", "falls", "canyon", "gulch", "lane"})
-SPEECH_LEMMAS = frozenset("""say says said cry cries cried reply replies replied answer answers answered exclaim
-exclaimed ask asks asked add adds added continue continued observe observed return returned rejoin rejoined whisper
-whispered shout shouted mutter muttered murmur murmured call called think thought laugh laughed sigh sighed smile
-smiled repeat repeated declare declared remark remarked begin began interrupt interrupted resume resumed inquire
-inquired enquire enquired growl growled snarl snarled yell yelled roar roared scream screamed demand demanded
-retort retorted protest protested explain explained cry sob sobbed groan groaned grunt grunted urge urged tell told
-""".split())
-# Unnamed people ("the man in the red sweater", "the driver asked"): they compete for a pronoun like a name does,
-# and when they win, the pronoun stays unresolved instead of going to the nearest named character.
-MALE_NOUNS = frozenset("""man men boy father husband gentleman brother son uncle king lord fellow master sir lad
-priest monk prince duke stranger-man chap grandfather nephew""".split())
-FEMALE_NOUNS = frozenset("""woman women girl mother wife lady sister daughter aunt queen maid maiden princess duchess
-widow niece grandmother mistress madam nurse""".split())
-UNNAMED = ""          # the name of an unnamed person's entry
-# What only a person (or an animal character) has: "Buck's master", "Elizabeth's sister", "Darcy's pride".
-PERSONAL_NOUNS = frozenset("""hand hands eyes eye face head voice heart mind arm arms shoulder shoulders lips mouth
-cheek cheeks brow hair neck feet foot back side ear ears teeth throat body father mother wife husband sister brother
-son daughter uncle aunt cousin niece nephew master mistress friend friends servant maid children child family wedding
-marriage death life letter name opinion feelings temper pride manners surprise astonishment anger
-""".split())
-QUOTE_OPEN = "“"
-QUOTE_CLOSE = "”"
-INNER_OPEN = "‘"
-INNER_CLOSE = "’"
 WINDOW = 2            # previous sentences searched for an antecedent
 NARRATOR_MIN_I = 15   # a chapter told in the first person says "I" at least this often outside quotations
 MARGIN = 0.75         # the best candidate must lead the next by this much
@@ -130,17 +59,6 @@ class NamedSpan:
 
 
 @dataclass
-class Quote:
-    doc: int
-    paragraph: int
-    first: int                      # token indices in its doc
-    last: int
-    speaker: str | None = None
-    addressee: str | None = None
-    sentence: str = ""
-
-
-@dataclass
 class ChapterCoref:
     """What the chapter's pronouns and quotations resolve to, and the typing evidence gathered on the way."""
 
@@ -151,68 +69,6 @@ class ChapterCoref:
     character_evidence: Counter[str] = field(default_factory=Counter)
     place_evidence: Counter[str] = field(default_factory=Counter)
     stats: Counter[str] = field(default_factory=Counter)
-
-
-def prior_gender(name: str) -> str | None:
-    """Gender from the honorific or the first name alone ("Mrs. Bennet" f, "Sir William" m, "Lydia" f)."""
-    parts = parse_name(name)
-    if parts.honorific in MALE_HONORIFICS:
-        return MALE
-    if parts.honorific in FEMALE_HONORIFICS:
-        return FEMALE
-    first = parts.core[0].capitalize() if parts.core else ""
-    if first in FEMALE_NAMES:
-        return FEMALE
-    if first in MALE_NAMES:
-        return MALE
-    return None
-
-
-def is_place_name(name: str) -> bool:
-    parts = parse_name(name).core
-    return len(parts) >= 2 and parts[-1].lower() in PLACE_SUFFIXES
-
-
-# ---- quotations -------------------------------------------------------------------------------------------------
-
-def quote_levels(doc: Doc) -> tuple[list[int], list[int], list[int]]:
-    """Per token: quotation depth (0 narration, 1 inside a quotation, 2 inside a quotation inside it), the index of
-    the first-level quotation it belongs to (-1 outside), and its paragraph number within the doc."""
-    text = doc.text
-    depth_at = [0] * (len(text) + 1)
-    quote_at = [-1] * (len(text) + 1)
-    depth, quote, straight_inner = 0, -1, False
-    for k, ch in enumerate(text):
-        prev = text[k - 1] if k else " "
-        nxt = text[k + 1] if k + 1 < len(text) else " "
-        if ch == "\n" and nxt == "\n":
-            depth = 0                                  # a new paragraph reopens its quotation with its own mark
-        elif ch == QUOTE_OPEN or (ch == '"' and depth == 0):
-            if depth == 0:
-                quote += 1
-            depth = 1
-        elif ch == QUOTE_CLOSE or ch == '"':
-            depth = 0
-        elif ch == INNER_OPEN or (ch == "'" and depth == 1 and not prev.isalnum() and nxt.isalpha()):
-            if depth == 0:
-                quote += 1
-                depth = 1                              # single quotes as the outer marks (British style)
-            else:
-                depth, straight_inner = 2, ch == "'"
-        elif (ch == INNER_CLOSE or (ch == "'" and straight_inner)) and depth == 2 and not nxt.isalpha():
-            depth = 1
-        depth_at[k] = depth
-        quote_at[k] = quote if depth else -1
-    depths, quotes, paragraphs = [], [], []
-    paragraph = 0
-    for tok in doc:
-        if tok.is_space and "\n" in tok.text:
-            paragraph += 1
-        # a token's own opening mark belongs to its quotation: read the state just after the token's first char
-        depths.append(depth_at[tok.idx])
-        quotes.append(quote_at[tok.idx])
-        paragraphs.append(paragraph)
-    return depths, quotes, paragraphs
 
 
 # ---- the resolver -----------------------------------------------------------------------------------------------

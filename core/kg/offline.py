@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from core import nlp as nlp_helpers
 from core.kg import coref as coref_rules
+from core.kg.coref_words import SPEECH_VERBS
 from core.kg.filters import RULE_NAMES, violated_rule
 from core.kg.names import HONORIFICS, normalize_name
 from core.kg.openie import as_phrase, text_of, triples_from_sentence
@@ -30,10 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 ENTITY_TYPES: dict[str, str] = {"PERSON": "character", "NORP": "organization", "ORG": "organization",
                                 "GPE": "location", "LOC": "location", "FAC": "location", "EVENT": "event",
                                 "WORK_OF_ART": "object", "PRODUCT": "object", "LAW": "object"}
-SPEECH_VERBS = frozenset({"said", "says", "cried", "cries", "replied", "replies", "answered", "exclaimed", "asked",
-                          "added", "continued", "observed", "returned", "rejoined", "whispered", "shouted",
-                          "muttered", "murmured", "called", "thought", "laughed", "sighed", "smiled", "repeated",
-                          "declared", "remarked", "began", "interrupted", "resumed", "inquired", "enquired"})
 # Honorifics that make a mention a person ("St." and "Saint" name churches and streets as often as saints).
 PERSON_HONORIFICS = frozenset(k for k in HONORIFICS if k not in ("st", "saint", "king", "queen", "m"))
 # Between two names, these words say the second is another name of the first: "Elizabeth, or Beth", "X, called Y".
