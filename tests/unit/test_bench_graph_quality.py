@@ -14,36 +14,37 @@ gq = importlib.util.module_from_spec(_spec)
 assert _spec.loader is not None
 sys.modules[_spec.name] = gq  # dataclasses look their module up
 _spec.loader.exec_module(gq)
+import graph_quality_scoring as sc  # noqa: E402 - importable once graph_quality.py put bench/ on the path
 
 
 # ---- parsing gold triples -----------------------------------------------------------------------------------------
 
 def test_parse_single_triple():
-    assert gq.parse_triples("(Baron Von Pawel-Rammingen,married,Princess Frederica of Hanover)") == [
+    assert sc.parse_triples("(Baron Von Pawel-Rammingen,married,Princess Frederica of Hanover)") == [
         ("Baron Von Pawel-Rammingen", "married", "Princess Frederica of Hanover")]
 
 
 def test_parse_several_triples_with_trailing_periods_and_spaces():
     text = "(lungs, take in, air).; (air,is breathed out by,lungs).; (lungs,make blood pure)."
     # the third group has only two parts: dropped
-    assert gq.parse_triples(text) == [("lungs", "take in", "air"), ("air", "is breathed out by", "lungs")]
+    assert sc.parse_triples(text) == [("lungs", "take in", "air"), ("air", "is breathed out by", "lungs")]
 
 
 def test_parse_nested_parentheses_and_extra_commas():
-    assert gq.parse_triples("(Ali, was called into, Moghrele-el-Aksa (Morocco)).") == [
+    assert sc.parse_triples("(Ali, was called into, Moghrele-el-Aksa (Morocco)).") == [
         ("Ali", "was called into", "Moghrele-el-Aksa (Morocco)")]
     # a comma inside the subject: the relation is the first part that starts lowercase
-    assert gq.parse_triples("(Reisen unter Sonne, Mond und Sternen,was published in,Erfurt)") == [
+    assert sc.parse_triples("(Reisen unter Sonne, Mond und Sternen,was published in,Erfurt)") == [
         ("Reisen unter Sonne, Mond und Sternen", "was published in", "Erfurt")]
     # a list as the object
-    assert gq.parse_triples("(chest,is made up of,ribs, spine, and collar-bones)") == [
+    assert sc.parse_triples("(chest,is made up of,ribs, spine, and collar-bones)") == [
         ("chest", "is made up of", "ribs, spine, and collar-bones")]
 
 
 def test_parse_garbage():
-    assert gq.parse_triples("") == []
-    assert gq.parse_triples("no triple here") == []
-    assert gq.parse_triples("(a, b)") == []
+    assert sc.parse_triples("") == []
+    assert sc.parse_triples("no triple here") == []
+    assert sc.parse_triples("(a, b)") == []
 
 
 # ---- normalization ------------------------------------------------------------------------------------------------
@@ -62,13 +63,13 @@ def test_parse_garbage():
     ("...", ""),
 ])
 def test_normalize(raw, norm):
-    assert gq.normalize(raw) == norm
+    assert sc.normalize(raw) == norm
 
 
 # ---- matching -----------------------------------------------------------------------------------------------------
 
 def match(a: str, b: str) -> bool:
-    return gq.names_match(gq.normalize(a), gq.normalize(b))
+    return sc.names_match(sc.normalize(a), sc.normalize(b))
 
 
 @pytest.mark.parametrize("a, b", [
@@ -103,29 +104,29 @@ def test_names_that_must_not_match(a, b):
 
 
 def test_token_rule_only_for_proper_names():
-    index = gq.NameIndex({1: ["Ohio River"], 2: ["Mississippi"], 3: ["bishop"], 4: ["Bishop Blougram"]})
+    index = sc.NameIndex({1: ["Ohio River"], 2: ["Mississippi"], 3: ["bishop"], 4: ["Bishop Blougram"]})
     assert index.find("river") == set()                     # a common noun matches only exactly
     assert index.find("Mississippi river") == {2}           # a proper name still matches by the token rule
     assert index.find("the bishop") == {3}                  # exact
     assert index.find("the Bishop") == {3}                  # exact wins
-    assert gq.NameIndex({4: ["Bishop Blougram"], 5: ["blougram"]}).find("Blougram") == {5}
-    assert gq.NameIndex({4: ["Bishop Blougram"]}).find("Blougram") == {4}
-    assert gq.NameIndex({4: ["Bishop Blougram"]}).find("blougram") == set()
-    assert gq.is_proper("Alice") and not gq.is_proper("the rabbit-hole")
+    assert sc.NameIndex({4: ["Bishop Blougram"], 5: ["blougram"]}).find("Blougram") == {5}
+    assert sc.NameIndex({4: ["Bishop Blougram"]}).find("Blougram") == {4}
+    assert sc.NameIndex({4: ["Bishop Blougram"]}).find("blougram") == set()
+    assert sc.is_proper("Alice") and not sc.is_proper("the rabbit-hole")
 
 
 def test_index_prefers_exact_matches():
-    index = gq.NameIndex({1: ["Holmes", "Sherlock Holmes"], 2: ["Mycroft Holmes"], 3: ["Watson"]})
+    index = sc.NameIndex({1: ["Holmes", "Sherlock Holmes"], 2: ["Mycroft Holmes"], 3: ["Watson"]})
     assert index.find("Holmes") == {1}                  # exact wins over the token rule
     assert index.find("Mr. Holmes") == {1}              # token rule: "Holmes" is in it; "Mycroft Holmes" is not
-    assert gq.NameIndex({1: ["Sherlock Holmes"], 2: ["Mycroft Holmes"]}).find("Holmes") == {1, 2}   # no exact
+    assert sc.NameIndex({1: ["Sherlock Holmes"], 2: ["Mycroft Holmes"]}).find("Holmes") == {1, 2}   # no exact
     assert index.find(["Dr. Watson", "Watson"]) == {3}  # any exact alternative wins
     assert index.find("Moriarty") == set()
     assert index.find("Mr. Holmes", exact_only=True) == set()
 
 
 def test_index_same_rule_for_a_lightrag_style_graph():
-    index = gq.NameIndex({n: [n] for n in ["BARON VON PAWEL-RAMMINGEN", "Princess Frederica of Hanover", "Hanover"]})
+    index = sc.NameIndex({n: [n] for n in ["BARON VON PAWEL-RAMMINGEN", "Princess Frederica of Hanover", "Hanover"]})
     assert index.find("Baron Von Pawel-Rammingen") == {"BARON VON PAWEL-RAMMINGEN"}
     assert index.find("Hanover") == {"Hanover"}
     assert index.find("Princess Frederica") == {"Princess Frederica of Hanover"}
@@ -133,24 +134,24 @@ def test_index_same_rule_for_a_lightrag_style_graph():
 
 # ---- edges --------------------------------------------------------------------------------------------------------
 
-def tiny_graph() -> gq.Graph:
-    index = gq.NameIndex({1: ["Alice"], 2: ["White Rabbit", "Rabbit"], 3: ["Hatter"], 4: ["March Hare"],
+def tiny_graph() -> sc.Graph:
+    index = sc.NameIndex({1: ["Alice"], 2: ["White Rabbit", "Rabbit"], 3: ["Hatter"], 4: ["March Hare"],
                           5: ["Queen"], 6: ["Queen of Hearts"]})
-    all_edges = gq.adjacency([(2, 1), (3, 4), (5, 5), (1, 6)])   # (5, 5) is a self-loop: dropped
-    verb_edges = gq.adjacency([(2, 1)])
-    return gq.Graph(index, {"all": all_edges, "no_interaction": verb_edges})
+    all_edges = sc.adjacency([(2, 1), (3, 4), (5, 5), (1, 6)])   # (5, 5) is a self-loop: dropped
+    verb_edges = sc.adjacency([(2, 1)])
+    return sc.Graph(index, {"all": all_edges, "no_interaction": verb_edges})
 
 
 def test_adjacency_drops_self_loops_and_is_undirected():
-    adj = gq.adjacency([(1, 2), (3, 3)])
+    adj = sc.adjacency([(1, 2), (3, 3)])
     assert adj[1] == {2} and adj[2] == {1} and 3 not in adj
 
 
 def test_joined_either_direction():
-    adj = gq.adjacency([(1, 2)])
-    assert gq.joined({1}, {2}, adj) and gq.joined({2}, {1}, adj)
-    assert not gq.joined({1}, {3}, adj)
-    assert gq.joined({1, 7}, {9, 2}, adj)      # some subject entity and some object entity
+    adj = sc.adjacency([(1, 2)])
+    assert sc.joined({1}, {2}, adj) and sc.joined({2}, {1}, adj)
+    assert not sc.joined({1}, {3}, adj)
+    assert sc.joined({1, 7}, {9, 2}, adj)      # some subject entity and some object entity
 
 
 def test_score_triples_rates():
@@ -160,7 +161,7 @@ def test_score_triples_rates():
                ("Queen", "shouts at", "Queen"),                # both found, self-loop only: no edge
                ("Alice", "meets", "Caterpillar"),              # object missing
                ("Dodo", "organises", "Caucus-race")]           # neither
-    s = gq.score_triples(triples, g)
+    s = sc.score_triples(triples, g)
     assert s["n"] == 5
     assert s["hits"] == {"subject": 4, "object": 3, "both": 3, "edge_all": 2, "edge_no_interaction": 1}
     assert s["subject"] == 0.8 and s["both"] == 0.6 and s["edge_all"] == 0.4 and s["edge_no_interaction"] == 0.2
@@ -172,16 +173,16 @@ def test_score_pairs_and_misses():
              {"a": ["Alice"], "b": ["Queen", "Queen of Hearts"]},      # exact "Queen" and "Queen of Hearts": 5, 6
              {"a": ["Alice"], "b": ["Hatter"]},
              {"a": ["Alice"], "b": ["Dinah"]}]
-    s = gq.score_pairs(pairs, g, "all")
+    s = sc.score_pairs(pairs, g, "all")
     assert (s["n"], s["hits"], s["rate"]) == (4, 2, 0.5)
     assert s["misses"] == ["Alice – Hatter", "Alice – Dinah (not found: Dinah)"]
-    assert gq.score_pairs(pairs, g, "no_interaction")["hits"] == 1
+    assert sc.score_pairs(pairs, g, "no_interaction")["hits"] == 1
 
 
 def test_micro_and_macro_averages():
     per_book = {"x": {"n": 3, "hits": {"both": 3}, "both": 1.0}, "y": {"n": 1, "hits": {"both": 0}, "both": 0.0},
                 "empty": {"n": 0, "hits": {"both": 0}, "both": None}}
-    out = gq.micro_macro(per_book, ["both"])
+    out = sc.micro_macro(per_book, ["both"])
     assert out["micro"]["both"] == 0.75 and out["macro"]["both"] == 0.5 and out["books"] == 2
 
 
@@ -218,7 +219,7 @@ def test_fabula_graph_maps_edges_through_names():
 def test_lightrag_graph_adds_pair_names():
     g = gq.lightrag_graph({"entities": ["ALICE"], "pairs": [["ALICE", "WHITE RABBIT"]]})
     assert g.index.find("the White Rabbit") == {"WHITE RABBIT"}
-    assert gq.joined(g.index.find("Alice"), g.index.find("Rabbit"), g.adj["all"])
+    assert sc.joined(g.index.find("Alice"), g.index.find("Rabbit"), g.adj["all"])
 
 
 # ---- types --------------------------------------------------------------------------------------------------------
@@ -232,7 +233,7 @@ def test_judge_types():
            {"label": "Dawson", "names": ["Dawson"], "type": "character", "mentions": 7},              # wrong type
            {"label": "Whereupon", "names": ["Whereupon"], "type": "character", "mentions": 6},        # unjudged
            {"label": "Ross", "names": ["Ross"], "type": "location", "mentions": 5}]                   # ambiguous
-    out = gq.judge_types(top, gold)
+    out = sc.judge_types(top, gold)
     assert [r["verdict"] for r in out["rows"]] == ["right", "right", "wrong", "unjudged", "right (ambiguous)"]
     assert (out["right"], out["n"], out["rate"]) == (3, 5, 0.6)
 
@@ -246,7 +247,7 @@ def test_gold_files_are_well_formed():
     for book in rel.values():
         assert 12 <= len(book["pairs"]) <= 20
         for p in book["pairs"]:
-            assert p["a"] and p["b"] and not {gq.normalize(x) for x in p["a"]} & {gq.normalize(x) for x in p["b"]}
+            assert p["a"] and p["b"] and not {sc.normalize(x) for x in p["a"]} & {sc.normalize(x) for x in p["b"]}
     for book in types.values():
         assert len(book["entities"]) >= 25
         assert all(e["type"] in {"character", "location", "organization", "object", "event"} and e["names"]
