@@ -17,27 +17,23 @@ def _progress(done: int, total: int, message: str) -> None:
         print(f"[{done}/{total}] {message}", file=sys.stderr)
 
 
-def _llm(args: argparse.Namespace, store: Any) -> tuple[Any, str | None]:
+def _llm_name(args: argparse.Namespace, store: Any) -> str | None:
+    """The extraction model's name (the service builds the model through llm_service.build_llm)."""
     if args.extractor == "offline":
-        return None, None
-    from core.llm import LLMError, get_llm
+        return None
     from core.services import llm_service
-    try:
-        name = llm_service.resolve_llm_name(store, "extraction", args.llm)
-        return get_llm(name), name
-    except LLMError as exc:
-        raise CliError(str(exc)) from exc
+    return llm_service.resolve_llm_name(store, "extraction", args.llm)
 
 
 @not_found_as_cli_error
 def cmd_build(args: argparse.Namespace) -> dict[str, Any]:
+    from core.llm import LLMError
     store = open_store()
-    llm, name = _llm(args, store)
     try:
-        report = kg_service.build_graph(store, args.work_id, extractor=args.extractor, llm=llm, llm_name=name,
-                                        force=args.force, resume=not args.no_resume, n_process=args.processes,
-                                        on_progress=_progress)
-    except kg_service.KgError as exc:
+        report = kg_service.build_graph(store, args.work_id, extractor=args.extractor,
+                                        llm_name=_llm_name(args, store), force=args.force,
+                                        resume=not args.no_resume, n_process=args.processes, on_progress=_progress)
+    except (kg_service.KgError, LLMError) as exc:
         raise CliError(str(exc)) from exc
     return report.as_dict()
 
@@ -47,11 +43,11 @@ def cmd_update(args: argparse.Namespace) -> dict[str, Any]:
     store = open_store()
     state = store.kg_state(args.work_id)
     args.extractor = args.extractor or (state.extractor if state else "offline")
-    llm, _ = _llm(args, store)
+    from core.llm import LLMError
     try:
         return kg_service.update_chapter_graph(store, args.work_id, args.chapter, extractor=args.extractor,
-                                               llm=llm).as_dict()
-    except kg_service.KgError as exc:
+                                               llm_name=_llm_name(args, store)).as_dict()
+    except (kg_service.KgError, LLMError) as exc:
         raise CliError(str(exc)) from exc
 
 

@@ -5,7 +5,7 @@ import argparse
 from typing import Any
 
 from cli_commands import CliError, add_json_flag, add_llm_flag, open_store
-from core.llm import LLMError, get_llm
+from core.llm import LLMError
 from core.services import llm_service
 
 
@@ -17,7 +17,7 @@ def _name(args: argparse.Namespace) -> str:
 
 def cmd_ping(args: argparse.Namespace) -> dict[str, Any]:
     try:
-        return llm_service.ping(get_llm(_name(args)))
+        return llm_service.test_connection(_name(args))
     except LLMError as exc:
         raise CliError(str(exc)) from exc
 

@@ -90,7 +90,6 @@ def _narco_params(args: argparse.Namespace) -> Any:
 
 @not_found_as_cli_error
 def cmd_narco_build(args: argparse.Namespace) -> dict[str, Any]:
-    from core.llm import get_llm
     from core.services import llm_service, narco_service
     store = open_store()
     params = _narco_params(args)
@@ -105,7 +104,8 @@ def cmd_narco_build(args: argparse.Namespace) -> dict[str, Any]:
           f"~{estimate['cost']['input_tokens']:,} input + {estimate['cost']['output_tokens']:,} output tokens "
           f"with {name}: {estimate['cost']['label']}", file=sys.stderr)
     try:
-        report = narco_service.build_edges(store, args.work_id, get_llm(name), params, llm_name=name,
+        llm = llm_service.build_llm(store, "extraction", name, work_id=args.work_id)
+        report = narco_service.build_edges(store, args.work_id, llm, params, llm_name=name,
                                            on_progress=_progress)
     except LLMError as exc:
         raise CliError(f"{exc} (finished passages are saved; run the command again to resume)") from exc

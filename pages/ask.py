@@ -119,11 +119,12 @@ with st.expander("NARCO edges (retrospective questions between passages)"):
                f"~{estimate['calls']} calls, ~{estimate['cost']['input_tokens']:,} input and "
                f"{estimate['cost']['output_tokens']:,} output tokens: {estimate['cost']['label']}")
     if st.button("Build NARCO edges", key="narco_build", disabled=not estimate["passages"]):
-        from core.llm import get_llm
+        from core.services import llm_service
         with st.status("Connecting passages…", expanded=True) as status:
             bar = st.progress(0.0)
             try:
-                report = narco_service.build_edges(store, work_id, get_llm(llm_name), narco, llm_name=llm_name,
+                llm = llm_service.build_llm(store, "extraction", llm_name, work_id=work_id)
+                report = narco_service.build_edges(store, work_id, llm, narco, llm_name=llm_name,
                                                    on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
                 status.update(label=f"{report.kept} questions kept of {report.generated}; spent "
                                     f"{report.tally['input_tokens']:,} + {report.tally['output_tokens']:,} tokens "

@@ -26,16 +26,14 @@ def graph_data(work_id: int, version: int) -> kg_views.GraphData:  # version: ca
 
 def build(extractor: str, force: bool) -> None:
     from core.services import llm_service
-    llm = name = None
+    name = None
     with st.status("Building the graph…", expanded=True) as status:
         bar = st.progress(0.0)
         try:
-            if extractor != "offline":
-                from core.llm import get_llm
+            if extractor != "offline":  # the service builds the model (a missing key is an error to show)
                 name = llm_service.resolve_llm_name(store, "extraction")
-                llm = get_llm(name)  # a missing key or package is an error to show, like any other
                 before = llm_service.usage_tally(store, name, work_id=work_id)
-            report = kg_service.build_graph(store, work_id, extractor=extractor, llm=llm, llm_name=name, force=force,
+            report = kg_service.build_graph(store, work_id, extractor=extractor, llm_name=name, force=force,
                                             on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
         except Exception as exc:  # noqa: BLE001 - shown to the user; the finished chapters are kept
             status.update(label="The build stopped; finished chapters are saved and it can resume", state="error",

@@ -144,12 +144,13 @@ def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: An
     else:
         start = 1
     todo = [i for i in _needs_extraction(store, work_id, extractor, force) if i >= start]
+    llm = _extraction_llm(store, work_id, extractor, llm, llm_name)  # a missing key fails here, before any job
     if not resumed:
         job = store.open_job(work_id, JOB_KIND, total=len(todo))
         store.update_job(job.id, state={"extractor": extractor, "force": force, "next_chapter": 1, "llm": llm_name})
     assert job is not None
-    if llm is not None and extractor != "offline":
-        llm = _metered(store, llm, work_id, job.id)
+    if llm is not None:
+        llm = llm.with_context(job_id=job.id)
     engine = make_extractor(extractor, llm=llm, nlp=nlp, n_process=n_process)
     timings: Counter[str] = Counter()
     stored = 0
@@ -231,25 +232,29 @@ def _timed(stream: Any, timings: Counter[str], key: str) -> Any:
         yield item
 
 
-def _metered(store: Any, llm: Any, work_id: int, job_id: int | None) -> Any:
-    try:
-        from core.llm import MeteredLLM
-    except ImportError:  # pragma: no cover
-        return llm
-    return MeteredLLM(llm, lambda usage: store.record_llm_usage(**usage.as_record()), role="extraction",
-                      work_id=work_id, job_id=job_id)
+def _extraction_llm(store: Any, work_id: int, extractor: str, llm: Any, llm_name: str | None) -> Any:
+    """The extraction model, metered: an injected one (tests, fakes) or the one llm_service.build_llm makes for
+    `llm_name` (None: the extraction role's setting). None for the offline extractor."""
+    from core.llm import MeteredLLM
+    from core.services import llm_service
+    if extractor == "offline":
+        return None
+    if llm is None:
+        return llm_service.build_llm(store, "extraction", llm_name, work_id=work_id)
+    if isinstance(llm, MeteredLLM):  # already metered (the writer's model): record under this role, once
+        return llm.with_context(role="extraction", work_id=work_id)
+    return llm_service.metered(store, llm, "extraction", work_id=work_id)
 
 
 def update_chapter_graph(store: Any, work_id: int, chapter_index: int, *, extractor: str | None = None,
-                         llm: Any = None, nlp: Any = None) -> BuildReport:
+                         llm: Any = None, llm_name: str | None = None, nlp: Any = None) -> BuildReport:
     """Re-extract one chapter (just added or edited) with the work's extractor, replacing only that chapter's
     contribution, then re-resolve. Other chapters are not parsed again."""
     started = time.perf_counter()
     state = store.kg_state(work_id)
     name = extractor or (state.extractor if state else "offline")
     store.get_chapter(work_id, chapter_index)
-    if llm is not None and name != "offline":
-        llm = _metered(store, llm, work_id, None)
+    llm = _extraction_llm(store, work_id, name, llm, llm_name or (state.llm if state else None))
     engine = make_extractor(name, llm=llm, nlp=nlp)
     t0 = time.perf_counter()
     for _attempt in range(2):  # a save of the chapter while it was read: read its new text, once

@@ -123,8 +123,12 @@ def build_llm(store: Store, role: str, cli_override: str | None = None, *, work_
               job_id: int | None = None, settings: Settings | None = None) -> MeteredLLM:
     """The LLM for `role`, metered into the store under work/job: what every feature's service should call."""
     name = resolve_llm_name(store, role, cli_override, settings)
-    return MeteredLLM(get_llm(name, settings=settings), usage_sink(store), role=role, work_id=work_id,
-                      job_id=job_id)
+    return metered(store, get_llm(name, settings=settings), role, work_id=work_id, job_id=job_id)
+
+
+def metered(store: Store, llm: LLM, role: str, *, work_id: int | None = None, job_id: int | None = None) -> MeteredLLM:
+    """`llm` metered into the store: build_llm's last step, and the door for a model a caller injects (a fake)."""
+    return MeteredLLM(llm, usage_sink(store), role=role, work_id=work_id, job_id=job_id)
 
 
 # -- connection test and environment ---------------------------------------------------------------------------

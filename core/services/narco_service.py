@@ -108,7 +108,7 @@ def estimate(store: Any, work_id: int, params: NarcoParams, llm_name: str,
 def _metered(store: Any, llm: Any, work_id: int, job_id: int) -> MeteredLLM:
     if isinstance(llm, MeteredLLM):
         return llm.with_context(role="extraction", work_id=work_id, job_id=job_id)
-    return MeteredLLM(llm, llm_service.usage_sink(store), role="extraction", work_id=work_id, job_id=job_id)
+    return llm_service.metered(store, llm, "extraction", work_id=work_id, job_id=job_id)
 
 
 def build_edges(store: Any, work_id: int, llm: Any, params: NarcoParams | None = None, *,
