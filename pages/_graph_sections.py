@@ -1,0 +1,130 @@
+"""The Graph page's sections (pages/graph.py composes them): build or update the graph, an entity's details and
+corrections, the relationship timeline of two characters. Each reads its widgets, calls kg_service / kg_views and
+renders; the widget keys are the page's."""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from core.kg.types import EXTRACTORS, NODE_TYPES
+from core.services import kg_service, kg_views
+from pages._shared import plain
+
+
+def _build(store: Any, work_id: int, extractor: str, force: bool) -> None:
+    """Run a build with a progress bar; an error is shown, the finished chapters are kept."""
+    from core.services import llm_service
+    name = None
+    with st.status("Building the graph…", expanded=True) as status:
+        bar = st.progress(0.0)
+        try:
+            if extractor != "offline":  # the service builds the model (a missing key is an error to show)
+                name = llm_service.resolve_llm_name(store, "extraction")
+                before = llm_service.usage_tally(store, name, work_id=work_id)
+            report = kg_service.build_graph(store, work_id, extractor=extractor, llm_name=name, force=force,
+                                            on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
+        except Exception as exc:  # noqa: BLE001 - shown to the user; the finished chapters are kept
+            status.update(label="The build stopped; finished chapters are saved and it can resume", state="error",
+                          expanded=True)
+            st.error(plain(str(exc)))
+            return
+        status.update(label=f"{report.entities} entities, {report.edges} edges, {report.facts} facts "
+                            f"in {report.seconds:.1f} s", state="complete")
+    if changed := report.stats.get("changed_during_build"):
+        st.warning(f"{changed} chapter(s) were saved again while the build read them, so they are not in the graph "
+                   "yet: build again to bring them in.")
+    if name:  # the tally of this build: what the work's usage grew by
+        after = llm_service.usage_tally(store, name, work_id=work_id)
+        st.caption(f"This build used {after['calls'] - before['calls']} LLM calls, "
+                   f"{after['input_tokens'] - before['input_tokens']:,} input and "
+                   f"{after['output_tokens'] - before['output_tokens']:,} output tokens with {name}.")
+
+
+def build_section(store: Any, work_id: int) -> kg_service.GraphStatus:
+    """The "Build or update the graph" expander; the graph's status after any build it ran."""
+    status = kg_service.graph_status(store, work_id)
+    with st.expander("Build or update the graph", expanded=not status.up_to_date or status.unfinished_job):
+        note = st.empty()  # filled after a build on this run, so it never reports the state from before it
+        left, middle, right = st.columns([2, 1, 1])
+        extractor = left.radio("Extractor", EXTRACTORS, horizontal=True, key="kg_extractor",
+                               help="offline: spaCy Open IE, no LLM. llm: KGScore prompt. grapher: Remember Me agent.")
+        force = middle.checkbox("Re-read every chapter", key="kg_force")
+        if extractor != "offline" and status.chapters:
+            est = kg_service.llm_build_estimate(store, work_id, force)
+            st.caption(f"Estimate with {est['model']}: {est['chapters']} chapters, ~{est['input_tokens']:,} input and "
+                       f"~{est['output_tokens']:,} output tokens: {est['label']}")
+        if right.button("Build graph", type="primary", disabled=status.chapters == 0, key="kg_build"):
+            _build(store, work_id, extractor, force)
+            status = kg_service.graph_status(store, work_id)
+        if status.chapters == 0:
+            note.info("This work has no chapters yet.")
+        elif status.pending:
+            note.caption(f"{len(status.pending)} of {status.chapters} chapters are not in the graph yet"
+                         + (" (an earlier build stopped midway and will resume)." if status.unfinished_job else "."))
+        elif status.outdated:
+            note.caption(f"{len(status.outdated)} chapters were read by an older offline extractor (no pronoun "
+                         "resolution, no interaction edges): build to read them again.")
+    return status
+
+
+def details_section(store: Any, work_id: int, view: kg_views.GraphView, ids: list[str], labels: dict[str, str],
+                    details_key: str) -> None:
+    """The chosen entity's details (names, mentions per chapter, facts with their sentences) and corrections."""
+    node = st.selectbox("Entity details", ids, format_func=lambda n: labels[n], key=details_key)
+    details = kg_views.node_details(view, node)
+    st.subheader(plain(details.label), anchor=False)
+    st.caption(f"{details.type} · first appears in chapter {details.first_chapter} · {details.mentions} mentions · "
+               f"{details.degree} links")
+    others = [a for a in details.aliases if a != details.label]
+    if others:
+        st.markdown("**Also called:** " + plain(", ".join(others)))
+    left, right = st.columns([1, 2])
+    left.bar_chart({"mentions": details.mentions_by_chapter}, x_label="chapter", height=220)
+    right.dataframe([{"chapter": f["chapter"], "fact": f["fact"], "source sentence": f["sentence"]}
+                     for f in details.facts], hide_index=True, height=220)
+    with st.expander("Correct this entity"):
+        entity_id = view.full.nodes[node]["entity_id"]
+        new_label = st.text_input("Rename to", value=details.label, key=f"kg_rename_{node}")
+        if st.button("Rename", key="kg_rename") and new_label.strip() and new_label != details.label:
+            kg_service.rename_entity(store, work_id, entity_id, new_label)
+            st.rerun()
+        new_type = st.selectbox("Type", NODE_TYPES, key=f"kg_type_{node}",
+                                index=NODE_TYPES.index(details.type) if details.type in NODE_TYPES else 0)
+        if st.button("Change type", key="kg_retype", disabled=new_type == details.type):
+            kg_service.retype_entity(store, work_id, entity_id, new_type)
+            st.rerun()
+        others_ids = st.multiselect("Merge with", [i for i in ids if i != node], format_func=lambda n: labels[n],
+                                    key="kg_merge_with")
+        if st.button("Merge", key="kg_merge", disabled=not others_ids):
+            kg_service.merge_entities(store, work_id, [entity_id, *(view.full.nodes[i]["entity_id"]
+                                                                    for i in others_ids)])
+            st.rerun()
+        moved = st.multiselect("Split off these names", details.aliases, key="kg_split_names")
+        if st.button("Split", key="kg_split", disabled=not moved or len(moved) == len(details.aliases)):
+            kg_service.split_entity(store, work_id, entity_id, moved)
+            st.rerun()
+
+
+def timeline_section(view: kg_views.GraphView) -> None:
+    """Two characters chapter by chapter: how often the text joins them, what it says, where it starts and pauses."""
+    st.subheader("Relationship timeline", anchor=False)
+    pairs = kg_views.timeline_pairs(view)
+    pair_labels = dict(pairs)
+    if len(pairs) < 2:
+        st.caption("No two characters are related yet in these chapters.")
+    else:
+        a_col, b_col = st.columns(2)
+        a = a_col.selectbox("Relationship of", list(pair_labels), format_func=pair_labels.get, key="kg_tl_a")
+        partners = [n for n in pair_labels if n != a]
+        partner = kg_views.strongest_partner(view, a)
+        b = b_col.selectbox("with", partners, format_func=pair_labels.get, key=f"kg_tl_b_{a}",
+                            index=partners.index(partner) if partner in partners else 0)
+        tl = kg_views.timeline(view, a, b)
+        summary = plain(kg_views.timeline_summary(tl, pair_labels[a], pair_labels[b]))
+        if tl.first_chapter is None:
+            st.info(summary)
+        else:
+            st.caption(summary)
+            st.bar_chart({"together": tl.counts}, x_label="chapter", y_label="times joined", height=200)
+            st.dataframe(kg_views.timeline_rows(tl), hide_index=True, height=240)
