@@ -174,6 +174,23 @@ def wait_idle(page, timeout: float = 60_000) -> None:  # noqa: ANN001
                         document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState)""", timeout=timeout)
 
 
+def open_selectbox(page, label: str):  # noqa: ANN001, ANN201 - playwright Locator
+    """Open a selectbox's list as a user does (a click landing while the page redraws can be lost: click again);
+    the selectbox."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    box = page.get_by_role("combobox", name=label)
+    for _ in range(5):
+        if box.get_attribute("aria-expanded") != "true":
+            box.click()
+        try:
+            page.get_by_role("listbox").first.wait_for(timeout=3_000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            wait_idle(page)
+    return box
+
+
 def wait_for_outcome(page, locator, timeout: float = 300_000) -> None:  # noqa: ANN001
     """Wait (long: local models load and run on 2 busy cores) for what a long run shows when it is done, then for the
     run to end."""

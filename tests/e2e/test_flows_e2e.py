@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import no_exception, open_page, upload, wait_for_outcome, wait_idle
+from tests.e2e.conftest import no_exception, open_page, open_selectbox, upload, wait_for_outcome, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "the_call_of_the_wild_pg215.txt"
@@ -38,16 +37,7 @@ def picked_work(page) -> str:  # noqa: ANN001
 
 def open_options(page, label: str) -> list[str]:  # noqa: ANN001
     """Open a selectbox's list; the options it shows first (the list is virtual: long ones are cut)."""
-    box = page.get_by_role("combobox", name=label)
-    for _ in range(5):  # a click landing while the page redraws can be lost: click again
-        if box.get_attribute("aria-expanded") != "true":
-            box.click()
-        try:
-            page.get_by_role("listbox").first.wait_for(timeout=3_000)
-            break
-        except PlaywrightTimeout:
-            page.keyboard.press("Escape")
-            wait_idle(page)
+    open_selectbox(page, label)
     page.get_by_role("listbox").first.wait_for()
     return [o.inner_text().strip() for o in page.get_by_role("option").all()]
 

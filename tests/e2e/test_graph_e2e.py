@@ -11,9 +11,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import SHOTS, no_exception, open_page, wait_idle
+from tests.e2e.conftest import SHOTS, no_exception, open_page, open_selectbox, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "the_call_of_the_wild_pg215.txt"
@@ -59,15 +58,7 @@ def graph_page(module_app, module_page, wild: int):  # noqa: ANN001, ANN201 - th
 
 def _choose(page, label: str, option: str) -> None:  # noqa: ANN001
     """Pick an option of a selectbox by its visible text, as a user does: open it, type, click the option."""
-    box = page.get_by_role("combobox", name=label)
-    for _ in range(5):  # a click landing while the page redraws can be lost: click again
-        box.click()
-        try:
-            page.get_by_role("listbox").first.wait_for(timeout=3_000)
-            break
-        except PlaywrightTimeout:
-            page.keyboard.press("Escape")
-            wait_idle(page)
+    box = open_selectbox(page, label)
     box.fill(option)
     page.get_by_role("option").filter(has_text=re.compile(rf"^\s*{re.escape(option)}\s*$")).first.click()
     wait_idle(page)
