@@ -11,6 +11,7 @@ are alias evidence.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -282,7 +283,7 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
         present = [starts[i].name if i in starts else refs[i] for i in range(sent.start, sent.end)
                    if i in starts or i in refs]
         names = list(dict.fromkeys(present))
-        paragraph = sum(1 for i in breaks if i < sent.start)
+        paragraph = bisect_left(breaks, sent.start)
         if paragraph != window_paragraph:
             window, linked, window_paragraph = [], set(), paragraph
         linked |= joined
