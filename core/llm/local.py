@@ -5,6 +5,9 @@ Besides the common interface it gives scoring access that decoding and metrics c
 underlying `model` and `tokenizer`. Prompts from messages use the tokenizer's chat template when it has one (SmolLM2);
 a base model (Gemma 3 270M) gets a plain "Question: ... Answer:" transcript. `generate_text(prompt)` continues raw
 text with no formatting at all.
+
+Token counting and prompt formatting (`count_tokens`, `format_prompt`, `has_chat_template`: all a dry run needs) read
+only the tokenizer and never load the weights; generation and scoring load the model (`load()`) first.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from core.config import Settings, get_settings
 from core.llm.base import (Completion, GenerationOptions, Message, MessagesIn, StopScanner, Stopwatch, TextStream,
                            normalize_messages, truncate_at_stop)
 from core.llm.errors import LLMContextOverflow, LLMError
-from core.llm.local_models import LoadedModel, load_local_model, spec_for
+from core.llm.local_models import LoadedModel, load_local_model, load_local_tokenizer, spec_for
 
 # Plain transcript for models without a chat template. The stop keeps a base model from writing the next question.
 PLAIN_USER, PLAIN_ASSISTANT = "Question: ", "Answer:"
@@ -44,7 +47,8 @@ class LocalLLM:
         self.name = f"local:{model}"
         self.context_window = self.spec.context_window
         self.cache_dir = Path(cache_dir) if cache_dir else (settings or get_settings()).cache_dir
-        self._loaded: LoadedModel | None = None
+        self._loaded: LoadedModel | None = None  # the model (and its tokenizer), once something needs the weights
+        self._tokenizer: Any = None  # the tokenizer alone, while only tokens are counted
         self._lock = _generation_locks.setdefault(model, threading.Lock())
 
     def __repr__(self) -> str:
@@ -55,7 +59,7 @@ class LocalLLM:
         """Load now (from memory, the disk cache or the GGUF) and report where from and how long it took."""
         if self._loaded is None:
             loaded = load_local_model(self.model_name, self.cache_dir)
-            self._loaded = loaded
+            self._loaded, self._tokenizer = loaded, None  # from now on the model's own tokenizer is used
             return loaded
         return LoadedModel(self._loaded.model, self._loaded.tokenizer, "memory", 0.0)
 
@@ -65,7 +69,12 @@ class LocalLLM:
 
     @property
     def tokenizer(self) -> Any:
-        return (self._loaded or self.load()).tokenizer
+        """The model's tokenizer once the model is loaded; until then the tokenizer alone (no weights are read)."""
+        if self._loaded is not None:
+            return self._loaded.tokenizer
+        if self._tokenizer is None:
+            self._tokenizer = load_local_tokenizer(self.model_name, self.cache_dir)
+        return self._tokenizer
 
     @property
     def has_chat_template(self) -> bool:
@@ -94,6 +103,7 @@ class LocalLLM:
     def complete(self, messages: MessagesIn, options: GenerationOptions | None = None,
                  **overrides: Any) -> Completion:
         opts = GenerationOptions.build(options, **overrides)
+        self.load()  # the weights first: the tokenizer then comes with them rather than being read twice
         prompt, opts, chat = self._prepare(messages, opts)
         result = self._generate(prompt, opts, add_special_tokens=not chat)
         if not chat:
@@ -102,11 +112,13 @@ class LocalLLM:
 
     def generate_text(self, prompt: str, options: GenerationOptions | None = None, **overrides: Any) -> Completion:
         """Continue `prompt` as raw text (no chat template, no transcript); the text is returned unstripped."""
+        self.load()
         return self._generate(prompt, GenerationOptions.build(options, **overrides), add_special_tokens=True)
 
     def stream(self, messages: MessagesIn, options: GenerationOptions | None = None,
                **overrides: Any) -> TextStream:
         opts = GenerationOptions.build(options, **overrides)
+        self.load()
         prompt, opts, chat = self._prepare(messages, opts)
         return TextStream(self._stream(prompt, opts, add_special_tokens=not chat, strip_leading=not chat), self.name)
 
@@ -232,6 +244,7 @@ class LocalLLM:
     def next_token_logits(self, prompt: str | Sequence[int] | Any) -> Any:
         """Raw logits (a float32 torch tensor of vocabulary size) for the token after `prompt` (text or ids)."""
         import torch
+        self.load()
         if isinstance(prompt, str):
             ids = torch.tensor([self.encode(prompt)])
         else:
@@ -249,6 +262,7 @@ class LocalLLM:
         the BOS (or EOS) token. Over-long inputs keep their last `context_window` tokens.
         """
         import torch
+        self.load()
         stripped = prompt.rstrip()
         continuation = prompt[len(stripped):] + continuation
         cont = self.encode(continuation, add_special_tokens=False)

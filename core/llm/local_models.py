@@ -4,6 +4,10 @@ Loading a GGUF through transformers dequantizes every tensor (SmolLM2 ~17 s, Gem
 the first load saves the dequantized float32 model with `save_pretrained` under `<cache_dir>/models/<name>/`; later
 processes load that in under 3 s. The cache is written to a temporary folder and renamed into place, with a marker
 file written last, so a killed first run never leaves a half cache that later runs trust.
+
+Counting tokens (a dry run, prompt budgets) needs only the tokenizer: `load_local_tokenizer` reads it alone (from
+the cache folder when there is one, else from the GGUF's metadata), never building or dequantizing the model; once the
+model is loaded its own tokenizer is used.
 """
 from __future__ import annotations
 
@@ -79,6 +83,8 @@ class LoadedModel:
 
 _loaded: dict[str, LoadedModel] = {}
 _lock = threading.Lock()
+_tokenizers: dict[str, Any] = {}  # tokenizer-only loads, for models not (yet) loaded in this process
+_tokenizer_lock = threading.Lock()  # separate, so a dry run never waits for another thread's dequantization
 _threads_set = False
 
 
@@ -103,12 +109,14 @@ def is_loaded(name: str) -> bool:
 
 
 def unload(name: str | None = None) -> None:
-    """Forget loaded models (all, or one) so the next use loads again; for benchmarks and tests."""
-    with _lock:
+    """Forget loaded models and tokenizers (all, or one) so the next use loads again; for benchmarks and tests."""
+    with _lock, _tokenizer_lock:
         if name is None:
             _loaded.clear()
+            _tokenizers.clear()
         else:
             _loaded.pop(name, None)
+            _tokenizers.pop(name, None)
 
 
 def _configure_torch() -> None:
@@ -150,6 +158,58 @@ def load_local_model(name: str, cache_dir: Path) -> LoadedModel:
         loaded = LoadedModel(model, tokenizer, source, round(time.perf_counter() - start, 3))
         _loaded[name] = loaded
         return loaded
+
+
+def load_local_tokenizer(name: str, cache_dir: Path) -> Any:
+    """The tokenizer for `name` without its weights: the loaded model's if there is one, else read once per process
+    from the disk cache (or, before the first load, from the package's GGUF). Nothing is dequantized or cached."""
+    spec = spec_for(name)
+    if name in _loaded:
+        return _loaded[name].tokenizer
+    with _tokenizer_lock:
+        if name in _loaded:
+            return _loaded[name].tokenizer
+        if name in _tokenizers:
+            return _tokenizers[name]
+        start = time.perf_counter()
+        tokenizer, source = None, "gguf"
+        target = cached_model_dir(name, cache_dir)
+        if is_cached(name, cache_dir):
+            try:
+                tokenizer, source = _tokenizer_from_folder(target), "disk cache"
+            except Exception as exc:  # noqa: BLE001 - a damaged cache: the GGUF still has the tokenizer
+                log.warning("model cache %s has no readable tokenizer (%s); reading it from the GGUF", target, exc)
+        if tokenizer is None:
+            tokenizer = _tokenizer_from_gguf(spec, target)
+        log.info("tokenizer of %s read from the %s in %.2f s (no weights)", name, source, time.perf_counter() - start)
+        _tokenizers[name] = tokenizer
+        return tokenizer
+
+
+def _tokenizer_from_folder(folder: Path) -> Any:
+    """The cached tokenizer, loaded by the class its tokenizer_config.json names (the class of the tokenizer that
+    `_from_gguf` saved there). AutoTokenizer would reach the same class but builds the model's config on the way,
+    which imports torch: 5-15 s on 2 cores that a dry run does not need. Anything unexpected goes through it."""
+    import transformers
+    try:
+        declared = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        declared = {}
+    name = declared.get("tokenizer_class") if isinstance(declared, dict) and not declared.get("auto_map") else None
+    cls = getattr(transformers, name, None) if isinstance(name, str) and name.isidentifier() else None
+    if isinstance(cls, type) and issubclass(cls, transformers.TokenizersBackend):
+        return cls.from_pretrained(folder)
+    return transformers.AutoTokenizer.from_pretrained(folder)
+
+
+def _tokenizer_from_gguf(spec: LocalModelSpec, target: Path) -> Any:
+    import transformers
+    from transformers import AutoTokenizer
+    transformers.utils.logging.disable_progress_bar()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{spec.name}-", dir=target.parent) as scratch:
+        gguf = spec.gguf(Path(scratch))
+        return AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)  # reads metadata, not tensors
 
 
 def _from_folder(folder: Path) -> tuple[Any, Any]:
