@@ -48,3 +48,14 @@ class ChunkVectorRow(Base):
     model: Mapped[str] = mapped_column(String(100), primary_key=True)
     dim: Mapped[int] = mapped_column(Integer)
     vector: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class TextVectorRow(Base):
+    """An embedding of any short text (a fact, an entity's name) keyed by the text's SHA-1 (migration 0006):
+    content-addressed, so it survives re-extraction (new triple ids, same text) and is shared between works."""
+
+    __tablename__ = "text_vectors"
+    model: Mapped[str] = mapped_column(String(100), primary_key=True)
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    dim: Mapped[int] = mapped_column(Integer)
+    vector: Mapped[bytes] = mapped_column(LargeBinary)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, aliased
 from core.narco.types import NewQuestionEdge, QuestionEdge
 from storage.models import ChapterRow, ChunkRow, utcnow
 from storage.models_kg import KgStateRow
-from storage.models_narco import ChunkVectorRow, NarcoEdgeRow, NarcoNodeRow
+from storage.models_narco import ChunkVectorRow, NarcoEdgeRow, NarcoNodeRow, TextVectorRow
 
 
 def _blob(vector: np.ndarray | None) -> bytes | None:
@@ -101,6 +101,29 @@ class NarcoRepository:
             s.execute(delete(ChunkVectorRow).where(ChunkVectorRow.model == model, ChunkVectorRow.chunk_id.in_(ids)))
             s.execute(insert(ChunkVectorRow), [{"chunk_id": cid, "model": model, "dim": int(np.asarray(v).shape[-1]),
                                                 "vector": _blob(v)} for cid, v in vectors.items()])
+
+    # ---- embeddings of short texts, by content ---------------------------------------------------------------
+    def text_vectors(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors among `keys` (SHA-1 hex of the texts) under `model`."""
+        out: dict[str, np.ndarray] = {}
+        wanted = list(dict.fromkeys(keys))
+        with self.session() as s:
+            for start in range(0, len(wanted), 500):  # stay under SQLite's bound-parameter limit
+                q = select(TextVectorRow.key, TextVectorRow.vector).where(
+                    TextVectorRow.model == model, TextVectorRow.key.in_(wanted[start:start + 500]))
+                out.update({k: np.frombuffer(blob, dtype=np.float32) for k, blob in s.execute(q)})
+        return out
+
+    def put_text_vectors(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
+        if not vectors:
+            return
+        keys = list(vectors)
+        with self.session() as s:
+            for start in range(0, len(keys), 500):
+                s.execute(delete(TextVectorRow).where(TextVectorRow.model == model,
+                                                      TextVectorRow.key.in_(keys[start:start + 500])))
+            s.execute(insert(TextVectorRow), [{"model": model, "key": k, "dim": int(np.asarray(v).shape[-1]),
+                                               "vector": _blob(v)} for k, v in vectors.items()])
 
     # ---- cache key -----------------------------------------------------------------------------------------
     def qa_signature(self, work_id: int) -> tuple[int, ...]:

@@ -4,19 +4,26 @@ A `Corpus` holds everything in reading order; `corpus.upto(n)` is the spoiler-sa
 see (prefix slices of passages and facts, and only edges whose both ends are in chapters <= n), without copying.
 The service builds a corpus from the store (and caches it); the benchmark builds one from any document with
 `corpus_from_text`, which cuts passages and extracts facts offline exactly as a book import would.
+
+For search, a view also gives its BM25 scores (an index over exactly the visible passages, built on first use and
+kept for the few views a session asks about) and, when the corpus has an entity index, its passage-entity graph
+(core.retrieval.graphrank), cached the same way.
 """
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from core.narco.types import QuestionEdge
+from core.retrieval.entities import EntityIndex
 
 EMPTY_VECTORS = np.zeros((0, 384), dtype=np.float32)
+VIEW_CACHE = 8  # BM25 indexes and view graphs kept per corpus (one per reader position asked about)
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,8 @@ class FactRecord:
     chunk_index: int
     chunk_id: int | None
     sentence: str
+    subject_entity: int | None = None  # position in the corpus's EntityIndex, when the end is an entity
+    object_entity: int | None = None
 
     @property
     def text(self) -> str:
@@ -51,12 +60,36 @@ class Corpus:
     passage_vectors: np.ndarray | None = None  # (len(passages), d) unit rows, or None when not embedded
     edges: list[QuestionEdge] = field(default_factory=list)
     edge_vectors: np.ndarray | None = None     # (len(edges), d) unit rows of the questions
+    entities: EntityIndex | None = None        # the graph's entities and where they occur (graph mode)
+    fact_vectors: np.ndarray | None = None     # (len(facts), d) unit rows of the fact texts (kg by meaning)
+    entity_vectors: np.ndarray | None = None   # (entities.size, d) unit rows of the entity labels
+    _views: OrderedDict = field(default_factory=OrderedDict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.passage_vectors is not None and self.passage_vectors.shape[0] != len(self.passages):
             raise ValueError("passage_vectors must have one row per passage")
         if self.edge_vectors is not None and self.edge_vectors.shape[0] != len(self.edges):
             raise ValueError("edge_vectors must have one row per edge")
+        if self.fact_vectors is not None and self.fact_vectors.shape[0] != len(self.facts):
+            raise ValueError("fact_vectors must have one row per fact")
+        if self.entities is not None and self.entities.mentions.shape[0] != len(self.passages):
+            raise ValueError("the entity index must have one row per passage")
+
+    def cached(self, key: tuple, make: Callable[[], object]) -> object:
+        """A per-view artefact (BM25 index, view graph), built once and kept for the last VIEW_CACHE keys."""
+        if key in self._views:
+            self._views.move_to_end(key)
+            return self._views[key]
+        value = make()
+        self._views[key] = value
+        while len(self._views) > VIEW_CACHE:
+            self._views.popitem(last=False)
+        return value
+
+    @cached_property
+    def passage_tokens(self) -> list[list[str]]:
+        from core.retrieval.hybrid import tokenize
+        return tokenize([p.text for p in self.passages])
 
     @cached_property
     def _passage_chapters(self) -> list[int]:
@@ -109,6 +142,38 @@ class CorpusView:
     def passage_vectors(self) -> np.ndarray | None:
         vectors = self.corpus.passage_vectors
         return None if vectors is None else vectors[:self.n_passages]
+
+    @property
+    def fact_vectors(self) -> np.ndarray | None:
+        vectors = self.corpus.fact_vectors
+        return None if vectors is None else vectors[:self.n_facts]
+
+    def bm25_scores(self, question: str) -> np.ndarray:
+        """BM25 of each visible passage for the question (IDF over the visible passages only)."""
+        from core.retrieval.hybrid import Bm25Index
+        corpus = self.corpus
+        index = corpus.cached(("bm25", self.n_passages),
+                              lambda: Bm25Index(tokens=corpus.passage_tokens[:self.n_passages]))
+        return index.scores(question)  # type: ignore[attr-defined]
+
+    def graph(self):  # type: ignore[no-untyped-def]
+        """The passage-entity graph of this view (core.retrieval.graphrank.ViewGraph), or None without entities."""
+        from core.retrieval.graphrank import ViewGraph
+        corpus = self.corpus
+        if corpus.entities is None:
+            return None
+        index = corpus.entities
+
+        def make() -> ViewGraph:
+            _, owners, rows = self.edge_rows("outgoing")
+            pairs = []
+            for owner, m in zip(owners, rows):
+                other = corpus.row_of_chunk.get(corpus.edges[m].from_chunk_id)
+                if other is not None and other < self.n_passages:
+                    pairs.append((int(owner), other))
+            return ViewGraph.build(index, self.n_passages, self.chapter, pairs)
+
+        return corpus.cached(("graph", self.n_passages, self.chapter), make)
 
     def edge_rows(self, side: str = "outgoing") -> tuple[np.ndarray, np.ndarray, list[int]]:
         """(question vectors, owner passage row, edge positions) of the edges visible in this view. An edge is

@@ -4,13 +4,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-MODES: tuple[str, ...] = ("traditional", "kg", "rag", "narco")
+MODES: tuple[str, ...] = ("traditional", "kg", "rag", "narco", "graph")
 MODE_HELP: dict[str, str] = {
     "traditional": "the end of the text up to your position, as much as fits (the Andrus baseline)",
-    "kg": "the 3 knowledge-graph facts nearest the question by edit distance, then as much ending text as fits",
-    "rag": "the passages most similar to the question (MiniLM embeddings)",
+    "kg": "the 3 knowledge-graph facts nearest the question (by edit distance, the paper's method, or by meaning), "
+          "then as much ending text as fits",
+    "rag": "the passages that best match the question: BM25 words fused with MiniLM meaning (or either alone)",
     "narco": "passages ranked by similarity plus their best retrospective question (NARCO, λ·max q·e)",
+    "graph": "passages ranked by personalized PageRank over the book's graph of characters, places and passages, "
+             "started from the entities the question names or means (HippoRAG 2 style)",
 }
+FACT_RANKINGS: tuple[str, ...] = ("levenshtein", "meaning")
+PASSAGE_SEARCHES: tuple[str, ...] = ("hybrid", "dense", "bm25")
 VERBALIZERS: tuple[str, ...] = ("llm", "template")
 EDGE_SIDES: tuple[str, ...] = ("outgoing", "incoming", "both")
 
@@ -25,6 +30,9 @@ class QAParams:
     narco_lambda: λ of the NARCO score. edge_side: which questions count as a passage's edges in the NARCO score:
     "outgoing" (asked from the passage, the paper's eq. 2), "incoming" (answered by it) or both.
     verbalize: "llm" (the Figure 2 few-shot prompt) or "template"; dry runs always use the template.
+    fact_ranking: kg mode's fact selection, "levenshtein" (Andrus eq. 1) or "meaning" (MiniLM cosine).
+    passage_search: how rag ranks passages and graph seeds them: "hybrid" (BM25 and MiniLM, reciprocal rank
+    fusion), "dense" (MiniLM only) or "bm25" (words only).
     """
 
     mode: str = "kg"
@@ -36,6 +44,8 @@ class QAParams:
     edge_side: str = "outgoing"
     verbalize: str = "llm"
     answer_tokens: int = 32
+    fact_ranking: str = "levenshtein"
+    passage_search: str = "hybrid"
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -50,6 +60,10 @@ class QAParams:
             raise ValueError("narco_lambda must be between 0 and 10")
         if self.edge_side not in EDGE_SIDES:
             raise ValueError(f"edge_side must be one of {', '.join(EDGE_SIDES)}")
+        if self.fact_ranking not in FACT_RANKINGS:
+            raise ValueError(f"fact_ranking must be one of {', '.join(FACT_RANKINGS)}")
+        if self.passage_search not in PASSAGE_SEARCHES:
+            raise ValueError(f"passage_search must be one of {', '.join(PASSAGE_SEARCHES)}")
         if self.verbalize not in VERBALIZERS:
             raise ValueError(f"verbalize must be one of {', '.join(VERBALIZERS)}")
 

@@ -4,9 +4,13 @@
     plan.prompt, plan.prompt_tokens, plan.facts, plan.passages, plan.citations
 
 traditional  the end of the visible text, as much as fits, then the question (the paper's baseline)
-kg           top-k facts by Levenshtein distance to the question, verbalized, then as much ending text as still fits
-rag          passages by cosine similarity to the question, best first while they fit (shown in reading order)
+kg           top-k facts by Levenshtein distance to the question (or by meaning), verbalized, then as much ending
+             text as still fits
+rag          passages by BM25 + MiniLM (reciprocal rank fusion; or either alone), best first while they fit (shown in
+             reading order)
 narco        passages by S = q·v + λ·max_j q·e_j, filled the same way
+graph        passages by personalized PageRank over the passage-entity graph from the question's entities and best
+             passages (core.qa.search), filled the same way; the plan keeps the seeds and subgraph walked
 
 `count` is the answering model's token counter and `reserve` the tokens its chat template adds around a message, so
 prompt_tokens + reserve <= budget_tokens always holds, whatever the input (tested with pathological inputs).
@@ -22,8 +26,9 @@ from core.qa.budget import Counter, keep_end, keep_start, truncate_to_tokens
 from core.qa.corpus import CorpusView, FactRecord, Passage
 from core.qa.params import QAParams
 from core.qa.prompts import QA_SEPARATOR, render_prompt
+from core.qa.search import GraphTrace, facts_by_meaning, graph_search, passage_match
 from core.qa.verbalize import template_verbalize
-from core.retrieval import rank_by_levenshtein, rank_by_similarity
+from core.retrieval import rank_by_levenshtein
 from core.retrieval.facts import top_k
 from core.retrieval.narco import narco_scores
 
@@ -43,7 +48,7 @@ class ScoredFact:
 @dataclass
 class ScoredPassage:
     passage: Passage
-    score: float                 # the ranking score (cosine for rag, S for narco)
+    score: float                 # the ranking score (RRF or cosine for rag, S for narco, PageRank mass for graph)
     similarity: float            # q·v
     question: str | None = None  # narco: the best-matching retrospective question
     in_prompt: bool = False
@@ -76,6 +81,7 @@ class QAPlan:
     passages: list[ScoredPassage] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    graph: GraphTrace | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -106,15 +112,16 @@ def plan_prompt(question: str, view: CorpusView, params: QAParams, *, count: Cou
     question = " ".join(question.split())
     plan = QAPlan(params.mode, question, "", 0, reserve, params.budget_tokens)
     question = _fit_question(question, budget, plan)
-    if params.mode in ("rag", "narco"):
-        if query_vec is None or view.passage_vectors is None:
+    if params.mode in ("rag", "narco", "graph"):
+        lexical_only = params.mode == "rag" and params.passage_search == "bm25"
+        if not lexical_only and (query_vec is None or view.passage_vectors is None):
             raise ValueError(f"{params.mode} mode needs passage embeddings and a query embedding")
-        plan.passages = _rank_passages(params, view, query_vec, plan)
+        plan.passages = _rank_passages(params, view, question, query_vec, plan)
         prompt = _fill_passages(question, plan, budget)
     else:
         facts: list[str] = []
         if params.mode == "kg":
-            plan.facts = _top_facts(question, view, params, verbalizer or template_verbalize)
+            plan.facts = _top_facts(question, view, params, verbalizer or template_verbalize, query_vec)
             facts = _fit_facts(question, plan, budget)
         prompt = _fill_tail(question, facts, view.passages, plan, budget)
     if not budget.fits(prompt):  # the framing alone exceeds a tiny budget: cut the prompt itself
@@ -132,9 +139,16 @@ def _fit_question(question: str, budget: _Budget, plan: QAPlan) -> str:
     return kept
 
 
-def _top_facts(question: str, view: CorpusView, params: QAParams, verbalizer: Verbalizer) -> list[ScoredFact]:
-    ranked = rank_by_levenshtein(question, view.fact_texts, k=params.top_facts)
-    return [ScoredFact(view.facts[r.index], r.score, verbalizer(view.facts[r.index])) for r in ranked]
+def _top_facts(question: str, view: CorpusView, params: QAParams, verbalizer: Verbalizer,
+               query_vec: np.ndarray | None) -> list[ScoredFact]:
+    """The top facts, with their distance (edit distance; or 1 - cosine when ranked by meaning)."""
+    if params.fact_ranking == "meaning":
+        if query_vec is None:
+            raise ValueError("fact selection by meaning needs a query embedding")
+        picked = [(i, 1.0 - sim) for i, sim in facts_by_meaning(view, query_vec, params.top_facts)]
+    else:
+        picked = [(r.index, r.score) for r in rank_by_levenshtein(question, view.fact_texts, k=params.top_facts)]
+    return [ScoredFact(view.facts[i], round(d, 4), verbalizer(view.facts[i])) for i, d in picked]
 
 
 def _fit_facts(question: str, plan: QAPlan, budget: _Budget) -> list[str]:
@@ -179,12 +193,24 @@ def _fill_tail(question: str, facts: list[str], passages: Sequence[Passage], pla
     return render_prompt(tail, facts, question)
 
 
-def _rank_passages(params: QAParams, view: CorpusView, query_vec: np.ndarray, plan: QAPlan) -> list[ScoredPassage]:
+def _rank_passages(params: QAParams, view: CorpusView, question: str, query_vec: np.ndarray | None,
+                   plan: QAPlan) -> list[ScoredPassage]:
+    if params.mode in ("rag", "graph"):
+        if params.mode == "rag":
+            scores, cosine = passage_match(view, question, query_vec, params.passage_search)
+        else:
+            assert query_vec is not None
+            scores, cosine, plan.graph = graph_search(view, question, query_vec, params.passage_search)
+            if plan.graph is None:
+                plan.notes.append("This work has no knowledge graph yet, so graph mode ranked passages as rag "
+                                  "(build it on the Graph page or with `kg build`).")
+            elif not plan.graph.seeds:
+                plan.notes.append("No entity of the graph matched the question; the walk started from the best "
+                                  "matching passages only.")
+        return [ScoredPassage(view.passages[r.index], r.score, float(cosine[r.index]))
+                for r in top_k(scores, params.max_passages)]
     vectors = view.passage_vectors
-    assert vectors is not None
-    if params.mode == "rag":
-        ranked = rank_by_similarity(query_vec, vectors, params.max_passages)
-        return [ScoredPassage(view.passages[r.index], r.score, r.score) for r in ranked]
+    assert vectors is not None and query_vec is not None
     edge_vecs, owners, rows = view.edge_rows(params.edge_side)
     scores, similarity, best = narco_scores(query_vec, vectors, edge_vecs, owners, params.narco_lambda)
     edges = view.corpus.edges
@@ -222,7 +248,12 @@ def _fill_passages(question: str, plan: QAPlan, budget: _Budget) -> str:
         chosen.pop()
     if len(chosen) < len(plan.passages) and budget.room - budget.count(render(chosen)) >= MIN_PARTIAL_TOKENS:
         sp = plan.passages[len(chosen)]
-        part = keep_start(sp.passage.text, lambda t: budget.count(render([*chosen, (sp, t)])), budget.room)
+        # the cut is searched on the passage's own count (short texts), then checked once on the whole prompt; only
+        # when a join adds tokens is it searched again on whole prompts
+        left = budget.room - budget.count(render(chosen)) - JOIN_MARGIN_TOKENS
+        part = keep_start(sp.passage.text, budget.count, left) if left > 0 else ""
+        if not part or not budget.fits(render([*chosen, (sp, part)])):
+            part = keep_start(sp.passage.text, lambda t: budget.count(render([*chosen, (sp, t)])), budget.room)
         if part:
             sp.truncated = part != sp.passage.text
             chosen.append((sp, part))

@@ -122,3 +122,46 @@ def test_passage_vectors_are_cached_and_follow_chapter_edits(carol) -> None:  # 
     store.update_chapter(other.id, 1, text, chunk_text(text, 120), chapter.revision)
     assert len(store.chunk_vectors(other.id, qa_service.EMBED_MODEL)) == 0  # old chunks and their vectors are gone
     assert qa_service.ensure_vectors(store, other.id) == len(store.list_chunks(other.id))
+
+
+def test_graph_mode_walks_from_the_named_characters(carol) -> None:  # noqa: ANN001
+    store, work_id = carol
+    result = qa_service.ask(store, work_id, "What did Marley's ghost tell Scrooge?", QAParams(mode="graph", upto=1),
+                            llm=FakeLLM(), dry_run=True)
+    graph = result.as_dict()["graph"]
+    named = {s["label"] for s in graph["seeds"] if s["how"] == "named"}
+    assert {"Scrooge", "Marley"} <= {label.split()[-1] for label in named}
+    assert graph["entities"] and graph["passage_seeds"] > 0
+    entities = {e.id: e for e in store.kg_entities(work_id)}
+    assert all(e["entity_id"] in entities and entities[e["entity_id"]].first_chapter <= 1 for e in graph["entities"])
+    scores = [p.score for p in result.plan.passages]
+    assert scores == sorted(scores, reverse=True) and all(p.passage.chapter == 1 for p in result.plan.passages)
+    # "Show in graph": the Graph page draws exactly the walked entities, as of the reader's chapter
+    from core.services import kg_views
+    view = kg_views.build_view(kg_views.load_graph_data(store, work_id),
+                               kg_views.ViewParams(as_of=1, highlight=tuple(graph["entities"][i]["entity_id"]
+                                                                            for i in range(len(graph["entities"])))))
+    shown = {int(n.lstrip("e").split(".")[0]) for n in [*view.relations.nodes, *view.isolated]}
+    assert shown and shown <= {e["entity_id"] for e in graph["entities"]}
+
+
+def test_kg_facts_by_meaning_and_vectors_stored_once(carol, monkeypatch) -> None:  # noqa: ANN001
+    store, work_id = carol
+    params = QAParams(mode="kg", fact_ranking="meaning", upto=2)
+    first = qa_service.ask(store, work_id, "Who visits Scrooge at night?", params, llm=FakeLLM(), dry_run=True)
+    assert len(first.plan.facts) == 3 and all(0 <= f.distance <= 2 for f in first.plan.facts)
+    levenshtein = qa_service.ask(store, work_id, "Who visits Scrooge at night?", params.with_(fact_ranking="levenshtein"),
+                                 llm=FakeLLM(), dry_run=True)
+    assert [f.fact.text for f in levenshtein.plan.facts] != [f.fact.text for f in first.plan.facts]
+    # a new process: no cached corpus; facts, names and passages come back from the store, only the question is embedded
+    import core.nlp
+    embedded: list[str] = []
+    real = core.nlp.embed
+    monkeypatch.setattr(core.nlp, "embed", lambda texts, **kw: (embedded.extend(texts), real(texts, **kw))[1])
+    from core.services import qa_corpus
+    qa_corpus._corpora.clear()
+    for mode in ("graph", "rag"):
+        qa_service.ask(store, work_id, "Who visits Scrooge at night?", QAParams(mode=mode), llm=FakeLLM(), dry_run=True)
+    qa_service.ask(store, work_id, "Who visits Scrooge at night?", params, llm=FakeLLM(), dry_run=True)
+    assert embedded == ["Who visits Scrooge at night?"] * 3
+    assert not qa_service.needs_meaning_vectors(store, work_id)

@@ -61,7 +61,8 @@ def test_kg_puts_the_nearest_facts_before_the_question_and_never_later_ones() ->
 
 
 def test_rag_picks_the_most_similar_passages_and_shows_them_in_reading_order() -> None:
-    plan = plan_prompt("q", _corpus().upto(2), QAParams(mode="rag", max_passages=2, budget_tokens=200),
+    plan = plan_prompt("q", _corpus().upto(2), QAParams(mode="rag", passage_search="dense", max_passages=2,
+                                                    budget_tokens=200),
                        count=words, query_vec=_unit(1, 0, 0))
     assert [sp.passage.chunk_id for sp in plan.passages] == [10, 11]  # 13 is more similar but in chapter 3
     assert plan.prompt.index("Marley was dead") < plan.prompt.index("Scrooge signed")
