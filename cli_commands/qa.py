@@ -2,6 +2,7 @@
 
     cli.py ask 3 "Who is Jane's sister?" --mode kg --upto 9 --json
     cli.py ask 3 --questions questions.jsonl --mode rag --dry-run --json      # one result object per line
+    cli.py ask 3 "Who stole Buck?" --mode graph --upto 4                      # PageRank over the book's graph
     cli.py narco build 3 --window 3 [--from-chapter 1 --to-chapter 5] [--estimate]
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli
 from core.config import get_settings
 from core.llm import LLMError
 from core.qa import MODES, QAParams
+from core.qa.params import FACT_RANKINGS, PASSAGE_SEARCHES
 
 
 def _progress(done: int, total: int, message: str) -> None:
@@ -62,7 +64,8 @@ def cmd_ask(args: argparse.Namespace) -> Any:
     try:
         params = QAParams(mode=args.mode, upto=args.upto, budget_tokens=args.budget or
                           get_settings().prompt_budget_tokens, narco_lambda=args.narco_lambda,
-                          verbalize="template" if args.dry_run else args.verbalize)
+                          verbalize="template" if args.dry_run else args.verbalize, fact_ranking=args.facts,
+                          passage_search=args.search)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
     store = open_store()
@@ -137,6 +140,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=int, default=None, help="prompt budget in tokens (default: settings, 1000)")
     p.add_argument("--narco-lambda", type=float, default=0.1, help="λ of the NARCO score")
     p.add_argument("--verbalize", choices=("llm", "template"), default="llm", help="how kg facts become sentences")
+    p.add_argument("--facts", choices=FACT_RANKINGS, default="levenshtein",
+                   help="kg: pick facts by edit distance (the Andrus paper) or by meaning (MiniLM)")
+    p.add_argument("--search", choices=PASSAGE_SEARCHES, default="hybrid",
+                   help="rag/graph: match passages by BM25 + MiniLM (hybrid), MiniLM only (dense) or BM25 only")
     p.set_defaults(func=cmd_ask)
 
     group = sub.add_parser("narco", help="NARCO retrospective-question edges: build, status, recap")

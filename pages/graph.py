@@ -38,6 +38,12 @@ if st.session_state.get("kg_play") and int(st.session_state.get("kg_as_of", last
     st.session_state["kg_play"] = False  # this is the last frame
 if int(st.session_state.get("kg_as_of", last)) > last or "kg_as_of" not in st.session_state:
     st.session_state["kg_as_of"] = last  # the slider's value lives in session state (Play moves it)
+highlight = st.session_state.get("kg_highlight")  # set by Ask's "Show in graph": the subgraph an answer walked
+if highlight and highlight.get("work_id") == work_id:
+    if highlight.pop("fresh", False):  # arriving from Ask: the graph as of the reader's chapter, never later
+        st.session_state["kg_as_of"] = min(int(highlight["upto"]), last)
+else:
+    highlight = None
 
 
 def toggle_play() -> None:
@@ -78,9 +84,16 @@ prune = c4.checkbox("Prune", key="kg_prune", help="KGScore: hide entities with f
                     disabled=mode == "ego")
 edge_labels = c4.checkbox("Edge labels", key="kg_edge_labels", help="The most frequent label on each line")
 search = c5.text_input("Search an entity", key="kg_search", placeholder="e.g. Lizzy", disabled=mode == "ego")
+if highlight:
+    note, clear = st.columns([5, 1])
+    note.info(f"Showing the {len(highlight['entity_ids'])} entities that graph mode walked for "
+              f"“{highlight['question']}” and the relationships among them.")
+    clear.button("Show the whole graph", key="kg_clear_highlight",
+                 on_click=lambda: st.session_state.pop("kg_highlight", None))
 params = kg_views.ViewParams(as_of=as_of, mode=mode, types=tuple(types), min_mentions=int(min_mentions), prune=prune,
                              search="" if mode == "ego" else search, top_n=int(top_n), radius=int(radius),
-                             top_characters=int(top_characters), center=center)
+                             top_characters=int(top_characters), center=center,
+                             highlight=tuple(highlight["entity_ids"]) if highlight else ())
 view = kg_views.build_view(data, params)
 if search and mode != "ego" and not view.focus:
     st.warning("No entity matches that search in these chapters.")

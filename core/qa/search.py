@@ -19,7 +19,7 @@ from core.retrieval.facts import top_k
 from core.retrieval.graphrank import DAMPING, link_entities, rank
 from core.retrieval.hybrid import rrf
 
-FUSE_WITH_MATCH = False
+HYBRID_WEIGHTS = (1.0, 1.0)  # reciprocal rank fusion weights of (MiniLM cosine, BM25)
 
 
 def passage_match(view: CorpusView, question: str, query_vec: np.ndarray | None,
@@ -39,7 +39,7 @@ def passage_match(view: CorpusView, question: str, query_vec: np.ndarray | None,
         return lexical, cosine
     if vectors is None or query_vec is None:
         raise ValueError("hybrid passage search needs passage embeddings and a query embedding")
-    return rrf([cosine, lexical], ignore_zero=[False, True]), cosine
+    return rrf([cosine, lexical], weights=HYBRID_WEIGHTS, ignore_zero=[False, True]), cosine
 
 
 def facts_by_meaning(view: CorpusView, query_vec: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -89,8 +89,6 @@ def graph_search(view: CorpusView, question: str, query_vec: np.ndarray,
     seeds = link_entities(question, index, graph, query_vec, entity_vectors=view.corpus.entity_vectors,
                           fact_hits=hits)
     ranking = rank(graph, seeds, match)
-    if FUSE_WITH_MATCH:
-        ranking.scores = rrf([ranking.scores, match])
     ents = index.entities
     trace = GraphTrace(
         seeds=[{"entity_id": ents[s.entity].id, "label": s.label, "how": s.how, "weight": round(s.weight, 3),

@@ -28,9 +28,9 @@ from core.retrieval.entities import EntityIndex
 DAMPING = 0.5            # HippoRAG 2's damping: half the mass restarts at the seeds at every step
 PASSAGE_SHARE = 0.5      # the reset mass given to passage seeds when the question also has entity seeds
 PASSAGE_SEEDS = 20       # passages seeded by the question's lexical/dense match (the best ones)
-NAME_LINK_MIN = 0.55     # cosine of question and entity name above which an unnamed entity is a seed
+NAME_LINK_MIN = 0.65     # cosine of question and entity name above which an unnamed entity is a seed
 FACT_LINK_TOP = 5        # facts nearest the question by meaning whose entities become seeds
-FACT_LINK_MIN = 0.35     # ... only when at least this similar
+FACT_LINK_MIN = 0.5      # ... only when at least this similar
 SUBGRAPH_ENTITIES = 12   # entities shown as "the subgraph used"
 SPECIFICITY = 0.5        # a seed entity's weight is divided by (passages naming it) ** SPECIFICITY
 

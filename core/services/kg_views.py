@@ -29,8 +29,8 @@ import networkx as nx
 
 from core.kg.export import FORMATS, export_graph
 from core.kg.graph import (GraphData, RelationshipTimeline, degree, find_nodes, graph_as_of, neighbourhood,
-                           prune_low_degree, relationship_timeline, relationships, strength, top_by_degree,
-                           verbalize)
+                           parse_node_id, prune_low_degree, relationship_timeline, relationships, strength,
+                           top_by_degree, verbalize)
 from core.kg.types import CO_MENTIONED
 
 MODES: tuple[str, ...] = ("characters", "all", "ego")
@@ -49,6 +49,7 @@ class ViewParams:
     top_n: int | None = 150              # most connected entities drawn ("all", "ego")
     top_characters: int | None = 30      # characters drawn in the character network: few enough to read every name
     center: str | None = None            # the ego view's node (else the search match)
+    highlight: tuple[int, ...] = ()      # entity ids: draw only these and their relationships (Ask's graph mode)
 
 
 @dataclass
@@ -185,7 +186,14 @@ def _character_relations(full: nx.MultiDiGraph) -> nx.Graph:
 
 def build_view(data: GraphData, params: ViewParams) -> GraphView:
     full = graph_as_of(data, params.as_of)
-    everyone = _character_relations(full) if params.mode == "characters" else None
+    everyone = _character_relations(full) if params.mode == "characters" and not params.highlight else None
+    if params.highlight:
+        wanted = set(params.highlight)
+        nodes = [n for n in full if parse_node_id(n) in wanted]
+        rel = relationships(full, nodes=nodes)
+        isolated = _by_mentions(full, [n for n in rel if rel.degree(n) == 0])
+        rel = rel.subgraph([n for n in rel if rel.degree(n) > 0]).copy()
+        return GraphView(nx.MultiDiGraph(full.subgraph(rel.nodes)), full, params, None, [], rel, isolated)
     if everyone is not None:
         rel, focus, matches, isolated = _characters(full, params, everyone)
     else:
