@@ -1,4 +1,5 @@
-"""Ask the book: an answer in one of four modes, its sources (linked to the reader) and the prompt inspector."""
+"""Ask the book: an answer in one of five modes, its sources (linked to the reader) and the prompt inspector (with,
+in graph mode, the entities the walk started from and the subgraph it used, which "Show in graph" opens)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -7,17 +8,20 @@ from streamlit.errors import StreamlitPageNotFoundError
 from core.config import get_settings
 from core.llm import LLMError
 from core.qa import MODE_HELP, MODES, QAParams
+from core.qa.params import FACT_RANKINGS, PASSAGE_SEARCHES
 from core.services import narco_service, qa_service
 from core.services.llm_service import resolve_llm_name
 from pages._shared import get_store, pick_work_with_chapters, plain, select_work
 
 READER = "pages/read.py"
+GRAPH = "pages/graph.py"
 store = get_store()
-if st.session_state.pop("ask_open_reader", False):
-    try:
-        st.switch_page(READER)
-    except StreamlitPageNotFoundError:  # running outside app.py's navigation (AppTest, `streamlit run pages/…`)
-        st.session_state["ask_reader_unavailable"] = True
+for flag, page in (("ask_open_reader", READER), ("ask_open_graph", GRAPH)):
+    if st.session_state.pop(flag, False):
+        try:
+            st.switch_page(page)
+        except StreamlitPageNotFoundError:  # running outside app.py's navigation (AppTest, `streamlit run pages/…`)
+            st.session_state["ask_reader_unavailable"] = True
 st.title("Ask the book")
 work_id, chapters = pick_work_with_chapters()
 
@@ -28,6 +32,14 @@ def open_in_reader(chapter: int, text: str) -> None:
     st.session_state["read_chapter"] = chapter
     st.session_state["read_highlight"] = qa_service.reader_anchor(store, work_id, chapter, text)
     st.session_state["ask_open_reader"] = True
+
+
+def open_in_graph(graph: dict, question: str, upto: int) -> None:
+    """Button callback: the Graph page opens as of the reader's chapter, drawing only the subgraph graph mode used."""
+    select_work(work_id)
+    st.session_state["kg_highlight"] = {"work_id": work_id, "question": question, "upto": upto, "fresh": True,
+                                        "entity_ids": [e["entity_id"] for e in graph["entities"]]}
+    st.session_state["ask_open_graph"] = True
 
 
 def reader_link(label: str, chapter: int) -> None:
@@ -52,15 +64,30 @@ with st.form("ask_form"):
         budget = st.number_input("Prompt budget (tokens)", 50, 32_000, get_settings().prompt_budget_tokens,
                                  key="ask_budget")
         lam = st.slider("NARCO λ", 0.0, 1.0, 0.1, 0.05, key="ask_lambda")
+        left, right = st.columns(2)
+        fact_ranking = left.radio("kg: facts chosen by", FACT_RANKINGS, horizontal=True, key="ask_fact_ranking",
+                                  format_func={"levenshtein": "edit distance (paper)", "meaning": "meaning"}.get,
+                                  help="The Andrus paper picks the 3 facts nearest the question by Levenshtein "
+                                       "distance; 'meaning' picks them by MiniLM similarity.")
+        search = right.radio("rag and graph: passages matched by", PASSAGE_SEARCHES, horizontal=True,
+                             key="ask_passage_search",
+                             format_func={"hybrid": "words + meaning", "dense": "meaning", "bm25": "words"}.get,
+                             help="hybrid: BM25 and MiniLM fused by reciprocal rank (the default).")
     asked = st.form_submit_button("Ask", type="primary", key="ask_submit")
 
 if asked and question.strip():
-    params = QAParams(mode=mode, upto=int(upto), budget_tokens=int(budget), narco_lambda=float(lam))
+    params = QAParams(mode=mode, upto=int(upto), budget_tokens=int(budget), narco_lambda=float(lam),
+                      fact_ranking=fact_ranking, passage_search=search)
     with st.status("Reading…", expanded=False) as status:
         try:
-            if mode in ("rag", "narco") and qa_service.needs_vectors(store, work_id):
+            if mode in ("rag", "narco", "graph") and qa_service.needs_vectors(store, work_id):
                 bar = st.progress(0.0, text="Embedding the book's passages once…")
                 qa_service.ensure_vectors(store, work_id, lambda d, t, m: bar.progress(d / max(t, 1), text=m))
+            if (mode == "graph" or (mode == "kg" and fact_ranking == "meaning")) and \
+                    qa_service.needs_meaning_vectors(store, work_id):
+                bar = st.progress(0.0, text="Embedding the graph's facts and names once…")
+                qa_service.attach_meaning_vectors(store, qa_service.load_corpus(store, work_id),
+                                                  on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
             result = qa_service.ask(store, work_id, question, params, dry_run=dry_run)
             st.session_state["ask_result"] = result.as_dict() | {"work_id": work_id}
             status.update(label="Done", state="complete")
@@ -75,6 +102,19 @@ if result and result["work_id"] == work_id:
         st.info("Prompt only: no model was asked. The prompt is in the inspector below.")
     else:
         st.markdown(plain(result["answer"]) or "*(the model gave no answer)*")
+        support = result.get("support") or {}  # each answer sentence checked against the cited passages
+        for s in support.get("sentences", []):
+            if s["supported"] is False:
+                missing = f" (not in them: {', '.join(s['unmatched'])})" if s["unmatched"] else ""
+                st.caption(f":material/warning: **Not supported by the cited passages:** {plain(s['text'])}"
+                           + plain(missing))
+        for note in support.get("notes", []):
+            st.caption(plain(note))
+        if support.get("best") is not None:
+            best = support["sentences"][support["best"]]
+            where = f" (chapter {best['chapter']}, passage {best['chunk'] + 1})" if "chapter" in best else ""
+            st.caption(f"Best-matching source sentence{where}:")
+            st.markdown("> " + plain(best["source"]))
     for note in result["notes"]:
         st.caption(plain(note))
     st.markdown(f"**Sources** (up to chapter {result['upto']})")
@@ -100,8 +140,24 @@ if result and result["work_id"] == work_id:
         if result["facts"]:
             st.markdown("**Facts** (Levenshtein distance to the question, lower is nearer)")
             st.dataframe(result["facts"], hide_index=True)
+        if result.get("graph"):
+            graph = result["graph"]
+            st.markdown(f"**Graph walk**: personalized PageRank (damping {graph['damping']}) from these seed "
+                        f"entities and the {graph['passage_seeds']} best-matching passages")
+            st.dataframe(graph["seeds"], hide_index=True,
+                         column_order=["label", "how", "weight", "evidence"])
+            if graph["entities"]:
+                st.markdown("**Subgraph used**: the entities holding most of the walk, and their relationships")
+                st.dataframe(graph["entities"], hide_index=True, column_order=["label", "type", "score"])
+                if graph["edges"]:
+                    st.dataframe([{"between": f"{e['source_label']} – {e['target_label']}",
+                                   "labels": ", ".join(e["labels"]), "weight": e["weight"]} for e in graph["edges"]],
+                                 hide_index=True)
+                st.button("Show in graph", key="ask_show_graph", icon=":material/hub:", on_click=open_in_graph,
+                          args=(graph, result["question"], result["upto"]))
         if result["passages"]:
-            st.markdown("**Passages** (score = cosine for rag, S = q·v + λ·max q·e for narco)")
+            st.markdown("**Passages** (score: reciprocal-rank fusion or cosine for rag, S = q·v + λ·max q·e for "
+                        "narco, PageRank mass for graph; similarity: cosine)")
             st.dataframe(result["passages"], hide_index=True)
 
 with st.expander("NARCO edges (retrospective questions between passages)"):

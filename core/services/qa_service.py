@@ -10,26 +10,23 @@ prompt for the chosen mode within the budget, and (unless a dry run) ask the ans
 """
 from __future__ import annotations
 
+import functools
 import re
 import time
-import weakref
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from core.kg.types import INTERACTION_RELATIONS
 from core.llm import MeteredLLM
-from core.qa import (Citation, Corpus, FactRecord, LLMVerbalizer, Passage, QAParams, QAPlan, generate_answer,
-                     plan_prompt, template_overhead, template_verbalize)
+from core.qa import (Citation, Corpus, LLMVerbalizer, QAParams, QAPlan, generate_answer, plan_prompt,
+                     template_overhead, template_verbalize)
+from core.qa.support import AnswerSupport, check_support
+from core.services.qa_corpus import (EMBED_MODEL, ProgressFn, attach_meaning_vectors, ensure_vectors,  # noqa: F401
+                                     load_corpus, needs_meaning_vectors, needs_vectors)
 from core.store import NotFound
 
-EMBED_MODEL = "all-MiniLM-L6-v2"
-EMBED_BATCH = 64
-ProgressFn = Callable[[int, int, str], None]
 _SAME_PARAGRAPH = r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"  # white space within one paragraph (no blank line)
-_corpora: weakref.WeakKeyDictionary[Any, dict[int, tuple[tuple[int, ...], Corpus]]] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -43,6 +40,7 @@ class QAResult:
     raw_answer: str | None = None
     verbalized_by: str = "template"
     timings: dict[str, float] = field(default_factory=dict)
+    support: AnswerSupport | None = None  # each answer sentence checked against the cited passages (None: dry run)
 
     @property
     def citations(self) -> list[Citation]:
@@ -60,68 +58,15 @@ class QAResult:
                           "score": round(p.score, 4), "similarity": round(p.similarity, 4), "question": p.question,
                           "in_prompt": p.in_prompt, "truncated": p.truncated, "preview": p.passage.text[:160]}
                          for i, p in enumerate(plan.passages)],
+            "graph": plan.graph.as_dict() if plan.graph is not None else None,
             "prompt_tokens": plan.prompt_tokens, "template_tokens": plan.reserve, "budget": plan.budget,
             "notes": plan.notes, "llm": self.llm, "verbalized_by": self.verbalized_by, "raw_answer": self.raw_answer,
             "timings": self.timings,
+            "support": self.support.as_dict(plan.citations) if self.support is not None else None,
         }
 
 
-# ---- the corpus of a work ------------------------------------------------------------------------------------
-
-def load_corpus(store: Any, work_id: int) -> Corpus:
-    """Passages, facts, NARCO edges and cached passage vectors of the whole work (reading order), cached per
-    store and work until `store.qa_signature` changes."""
-    signature = store.qa_signature(work_id)
-    per_store = _corpora.setdefault(store, {})
-    hit = per_store.get(work_id)
-    if hit and hit[0] == signature:
-        return hit[1]
-    store.get_work(work_id)  # NotFound for a deleted work
-    chunks = store.list_chunks(work_id)
-    passages = [Passage(c.id, c.chapter_index, c.index, c.text) for c in chunks]
-    facts = [FactRecord(t.subject, t.relation, t.object, t.chapter_index, t.chunk_index, t.chunk_id, t.sentence)
-             for t in store.kg_triples(work_id, None, kind="all") if t.relation not in INTERACTION_RELATIONS]
-    cached = store.chunk_vectors(work_id, EMBED_MODEL)
-    vectors = np.stack([cached[p.chunk_id] for p in passages]) if passages and all(
-        p.chunk_id in cached for p in passages) else None
-    edges = store.narco_edges(work_id, with_embeddings=True)
-    edge_vectors = _edge_vectors(edges)
-    corpus = Corpus(passages, facts, vectors, edges, edge_vectors)
-    per_store[work_id] = (signature, corpus)
-    return corpus
-
-
-def _edge_vectors(edges: list) -> np.ndarray | None:
-    if not edges:
-        return None
-    missing = [i for i, e in enumerate(edges) if e.embedding is None]
-    if missing:  # edges stored without vectors (an older build): embed them now, in memory
-        from core.nlp import embed
-        fresh = embed([edges[i].question for i in missing])
-        filled = {i: fresh[k] for k, i in enumerate(missing)}
-        return np.stack([filled.get(i, e.embedding) for i, e in enumerate(edges)]).astype(np.float32)
-    return np.stack([e.embedding for e in edges]).astype(np.float32)
-
-
-def ensure_vectors(store: Any, work_id: int, on_progress: ProgressFn | None = None) -> int:
-    """Embed the passages that have no cached vector yet (committed per batch); returns how many were embedded."""
-    from core.nlp import embed
-    report = on_progress or (lambda done, total, message: None)
-    cached = store.chunk_vectors(work_id, EMBED_MODEL)
-    todo = [c for c in store.list_chunks(work_id) if c.id not in cached]
-    for start in range(0, len(todo), EMBED_BATCH):
-        batch = todo[start:start + EMBED_BATCH]
-        vectors = embed([c.text for c in batch])
-        store.put_chunk_vectors(EMBED_MODEL, {c.id: v for c, v in zip(batch, vectors)})
-        report(start + len(batch), len(todo), f"Embedded {start + len(batch)} of {len(todo)} passages")
-    return len(todo)
-
-
-def needs_vectors(store: Any, work_id: int) -> bool:
-    return load_corpus(store, work_id).passage_vectors is None and bool(store.list_chunks(work_id))
-
-
-# ---- asking ----------------------------------------------------------------------------------------------------
+# ---- asking (the corpus of a work: core.services.qa_corpus, re-exported above) ---------------------------------
 
 class Asker:
     """Answers questions about works with one answering LLM (resolved once), for one question or a batch."""
@@ -131,6 +76,8 @@ class Asker:
         self.store, self.dry_run = store, dry_run
         self.llm = llm if llm is not None else llm_service.build_llm(store, "answering", llm_override)
         self._reserve: int | None = None
+        # passages recur across questions: their token counts are remembered for this asker's model
+        self._count = functools.lru_cache(maxsize=1 << 16)(self.llm.count_tokens)
 
     @property
     def reserve(self) -> int:
@@ -144,11 +91,15 @@ class Asker:
             raise ValueError("Ask a question: the text is empty.")
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        retrieves = params.mode in ("rag", "narco")
+        meaning = params.mode == "graph" or (params.mode == "kg" and params.fact_ranking == "meaning")
+        retrieves = meaning or (params.mode in ("rag", "narco") and not (
+            params.mode == "rag" and params.passage_search == "bm25"))
         corpus = load_corpus(self.store, work_id)
         if retrieves and corpus.passage_vectors is None and corpus.passages:
             ensure_vectors(self.store, work_id)
             corpus = load_corpus(self.store, work_id)
+        if meaning:
+            attach_meaning_vectors(self.store, corpus)  # embedded once per fact text, then read from the store
         upto = _check_upto(corpus, params.upto)
         reserve = self.reserve  # loads the answering model's tokenizer once, outside the retrieval timing
         if retrieves:
@@ -161,7 +112,7 @@ class Asker:
         verbalizer: Any = template_verbalize
         if params.mode == "kg" and params.verbalize == "llm" and not self.dry_run:
             verbalizer = LLMVerbalizer(llm)
-        plan = plan_prompt(question, corpus.upto(upto), params, count=self.llm.count_tokens, reserve=reserve,
+        plan = plan_prompt(question, corpus.upto(upto), params, count=self._count, reserve=reserve,
                            verbalizer=verbalizer, query_vec=query_vec)
         if isinstance(verbalizer, LLMVerbalizer):
             timings["verbalize_ms"] = round(verbalizer.seconds * 1000, 2)
@@ -169,12 +120,17 @@ class Asker:
         if params.mode == "kg" and not corpus.facts:
             plan.notes.append("This work has no knowledge graph yet: build it on the Graph page (or `kg build`).")
         answer = raw = None
+        support: AnswerSupport | None = None
         if not self.dry_run:
             t2 = time.perf_counter()
             answer, raw = generate_answer(llm, plan.prompt, params.answer_tokens)
             timings["llm_ms"] = _ms(t2)
+            t3 = time.perf_counter()
+            support = check_support(answer, [c.text for c in plan.citations], question=plan.question)
+            timings["support_ms"] = _ms(t3)
         by = "llm" if isinstance(verbalizer, LLMVerbalizer) and verbalizer.used_llm else "template"
-        return QAResult(" ".join(question.split()), params.mode, upto, answer, plan, self.llm.name, raw, by, timings)
+        return QAResult(" ".join(question.split()), params.mode, upto, answer, plan, self.llm.name, raw, by, timings,
+                        support=support)
 
 
 def ask(store: Any, work_id: int, question: str, params: QAParams | None = None, *, llm: Any = None,

@@ -129,3 +129,72 @@ def test_recap_on_the_reading_view(answering: list[FakeLLM]) -> None:
     at.run()
     at.button(key="read_recap").click().run()
     assert any("No retrospective questions" in i.value for i in at.info)
+
+
+@pytest.fixture
+def reply_with(app_db: str, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201 - a function registering the reply
+    """reply_with("...") makes every LLM the page builds answer that text."""
+    from core.config import get_settings
+
+    def use(reply: str) -> None:
+        register_provider("apptest", lambda model, **kw: FakeLLM(lambda messages, options: reply, model=model))
+        monkeypatch.setenv("FABULA_LLM", "apptest:qa")
+        get_settings.cache_clear()
+    yield use
+    unregister_provider("apptest")
+
+
+def test_an_answer_the_cited_passages_do_not_support_is_marked(reply_with) -> None:  # noqa: ANN001
+    reply_with("The Yeehats stole Buck in the Klondike.")
+    work_id = _work()
+    at = _ask("Who came through the door?", "traditional", 2, work_id)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Not supported by the cited passages:** The Yeehats stole Buck in the Klondike\\." in captions
+    assert "not in them: Yeehats, stole, Buck, Klondike" in captions
+    assert "Best-matching source sentence (chapter" in captions  # still the closest sentence, to compare
+    assert at.session_state["ask_result"]["support"]["supported"] is False
+
+
+def test_a_supported_answer_shows_its_source_sentence(reply_with) -> None:  # noqa: ANN001
+    reply_with("Marley's ghost wore the chain he forged in life.")
+    work_id = _work()
+    at = _ask("What did the ghost wear?", "traditional", 2, work_id)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Not supported" not in captions
+    assert "Best-matching source sentence (chapter 2, passage" in captions
+    assert "> Marley's ghost wore the chain he forged in life, link by link and yard by yard\\." in _markdown(at)
+
+
+def test_graph_mode_shows_its_walk_and_opens_it_on_the_graph_page(answering: list[FakeLLM]) -> None:
+    from core.services import kg_service
+    from pages._shared import get_store
+    work_id = _work()
+    kg_service.build_graph(get_store(), work_id)
+    at = AppTest.from_file(page("ask.py"), default_timeout=120)
+    at.session_state["work_id"] = work_id
+    at.run()
+    at.text_input(key="ask_question").input("What did Marley's ghost wear?")
+    at.radio(key="ask_mode").set_value("graph")
+    at.number_input(key=f"ask_upto_{work_id}").set_value(2)
+    at.checkbox(key="ask_dry_run").check()
+    at.button(key="ask_submit").click().run()
+    assert not at.exception, at.exception
+    graph = at.session_state["ask_result"]["graph"]
+    assert any(s["label"].endswith("Marley") and s["how"] == "named" for s in graph["seeds"])
+    assert "Graph walk" in _markdown(at) and "Subgraph used" in _markdown(at)
+    seeds = at.dataframe[0].value
+    assert {"label", "how", "weight"} <= set(seeds.columns)
+    at.button(key="ask_show_graph").click().run()
+    highlight = at.session_state["kg_highlight"]
+    assert highlight["work_id"] == work_id and highlight["upto"] == 2
+    assert set(highlight["entity_ids"]) == {e["entity_id"] for e in graph["entities"]}
+    # the Graph page draws only that subgraph, as of the reader's chapter, and can go back to the whole graph
+    graph_page = AppTest.from_file(page("graph.py"), default_timeout=120)
+    graph_page.session_state["work_id"] = work_id
+    graph_page.session_state["kg_highlight"] = dict(highlight)
+    graph_page.run()
+    assert not graph_page.exception, graph_page.exception
+    assert graph_page.session_state["kg_as_of"] == 2
+    assert any("entities that graph mode walked" in i.value for i in graph_page.info)
+    graph_page.button(key="kg_clear_highlight").click().run()
+    assert "kg_highlight" not in graph_page.session_state and not graph_page.exception

@@ -150,8 +150,8 @@ def test_kg_facts_by_meaning_and_vectors_stored_once(carol, monkeypatch) -> None
     params = QAParams(mode="kg", fact_ranking="meaning", upto=2)
     first = qa_service.ask(store, work_id, "Who visits Scrooge at night?", params, llm=FakeLLM(), dry_run=True)
     assert len(first.plan.facts) == 3 and all(0 <= f.distance <= 2 for f in first.plan.facts)
-    levenshtein = qa_service.ask(store, work_id, "Who visits Scrooge at night?", params.with_(fact_ranking="levenshtein"),
-                                 llm=FakeLLM(), dry_run=True)
+    levenshtein = qa_service.ask(store, work_id, "Who visits Scrooge at night?",
+                                 params.with_(fact_ranking="levenshtein"), llm=FakeLLM(), dry_run=True)
     assert [f.fact.text for f in levenshtein.plan.facts] != [f.fact.text for f in first.plan.facts]
     # a new process: no cached corpus; facts, names and passages come back from the store, only the question is embedded
     import core.nlp
