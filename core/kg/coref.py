@@ -14,10 +14,14 @@ one pass over a chapter's parsed passages (about a second for a novel's chapter 
   close ("Jane and Elizabeth came in. She smiled."), nothing is resolved: a wrong edge is worse than a missing one.
 - Syntax. A pronoun is not its own verb's other argument ("Manuel sold him": him is not Manuel); "himself" is.
 - Dialogue. Quotations are found from the quotation marks (curly or straight, a quotation inside a quotation
-  included), their speaker from a speech verb's subject next to them ("said Buck", "he asked") or the one name acting
-  in the paragraph, their addressee from a name set off by commas inside them ("Come, Buck!") or the other speaker of
-  an alternating exchange. "I"/"you" resolve to speaker/addressee only at the first level: the speaker of a quotation
-  inside a quotation is unknown.
+  included), their speaker from a speech verb's subject next to them ("said Buck", "he asked", "exclaimed Henry"
+  misparsed as an object) or the one name acting in the paragraph, their addressee from a name set off by commas
+  inside them ("Come, Buck!", "My dear Victor,"), from "to" on the speech verb ("said Darcy to Elizabeth") or the
+  other speaker of an alternating exchange. Two turn-taking rules fill in the rest: the reply to a name is that
+  person's, and an unresolved "she cried" is the conversation's one woman (see _conversation_speakers). "I"/"you"
+  resolve to speaker/addressee only at the first level: the speaker of a quotation inside a quotation is unknown.
+- Letters (core.kg.letters). In a signed letter, "I" is the name signed and "you" the name saluted, in narration
+  and in a letter read aloud in quotation marks.
 - First-person narration. "I" outside quotations is the narrator when the chapter makes it clear: told in the first
   person, with one name that the speakers address far more than anyone else and that the narration never names as a
   subject (Watson in the Holmes stories, Victor in Frankenstein).
@@ -37,6 +41,8 @@ from core.kg.coref_words import (DIRECTION_PREPOSITIONS, FEMALE, FEMALE_NOUNS, F
                                  MOTION_VERBS, OBJECT_DEPS, PERSONAL_NOUNS, PLACE_PREPOSITIONS, POSSESSIVE, REFLEXIVE,
                                  SECOND_PERSON, SPEECH_LEMMAS, SUBJECT_DEPS, THIRD_PERSON, UNNAMED, is_place_name,
                                  prior_gender)
+from core.kg.letters import find_letters
+from core.kg.names import surname
 from core.kg.quotes import QUOTE_CLOSE, QUOTE_OPEN, Quote, quote_levels
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,6 +53,11 @@ NARRATOR_MIN_I = 15   # a chapter told in the first person says "I" at least thi
 MARGIN = 0.75         # the best candidate must lead the next by this much
 DISTANCE = 0.8        # score lost per sentence back (a subject gains 1.0)
 MAX_NAMES_PER_SENTENCE = 6
+CONVERSATION_TURNS = 4  # paragraphs of dialogue whose speakers and addressees are a conversation's participants
+# Words that may stand between the punctuation and a name in a vocative: "My dear Victor,", "Come, my good Buck!"
+# ("poor", "old" and "young" are left out: "—poor Eliza!—" pities someone absent as often as it calls her.)
+VOCATIVE_WORDS = frozenset({"my", "dear", "dearest", "good", "sweet", "beloved", "darling", "little", "kind",
+                            "excellent", "honest", "noble", "gentle", "brave", "worthy"})
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,12 @@ def _role(tok: Token) -> tuple[bool, int]:
     return tok.dep_ in SUBJECT_DEPS, tok.head.i
 
 
+def _adjacent(prev: Quote, cur: Quote) -> bool:
+    """Quotations in consecutive paragraphs (of one passage, or the last and first of two)."""
+    return (prev.doc == cur.doc and cur.paragraph == prev.paragraph + 1) or (
+        cur.doc == prev.doc + 1 and cur.paragraph == 0)
+
+
 def _is_speech_verb(tok: Token) -> bool:
     return tok.pos_ == "VERB" and tok.lower_ in SPEECH_LEMMAS
 
@@ -121,6 +138,10 @@ class _Chapter:
         self.narrated_subject: Counter[str] = Counter()
         self.first_person_narration = 0
         self.narrator: str | None = None
+        self.letters: list[list[tuple[int, int, str, str | None]]] = [[] for _ in docs]  # per doc: (start, end,
+        # writer, addressee) of the token ranges of its letters' paragraphs
+        self.letter_quotes: set[int] = set()             # ids of the quotes inside a letter
+        self.named_addressee: set[int] = set()           # ids of the quotes whose addressee the text names
 
     # -- pass 1: genders and typing evidence from explicit names ------------------------------------------------
     def learn(self) -> None:
@@ -201,9 +222,36 @@ class _Chapter:
                 sentence = " ".join(doc[doc[first].sent.start:doc[last].sent.end].text.split())
                 quote = Quote(d, paragraphs[first], first, last, sentence=sentence[:600])
                 quote.addressee = self._vocative(d, first, last, depths)
+                if quote.addressee:
+                    self.named_addressee.add(id(quote))
                 self.quotes[(d, q)] = quote
                 self.out.quotes.append(quote)
         self.narrator = self._narrator()
+        self._find_letters()
+
+    def _find_letters(self) -> None:
+        """Signed letters (core.kg.letters): "I" in them is the name signed, "you" the name saluted."""
+        for letter in find_letters(self.docs):
+            sig = letter.signature
+            writer = next((self.at[sig.doc][i].name for i in range(sig.start, sig.end) if i in self.at[sig.doc]),
+                          None)
+            if writer is None:
+                continue
+            sal = letter.salutation
+            saluted = next((m.name for i in range(sal.start, sal.end)
+                            if (m := self.at[sal.doc].get(i)) is not None and m.name != writer
+                            and not self.is_place(m.name)), None)
+            for p in letter.paragraphs:
+                self.letters[p.doc].append((p.start, p.end, writer, saluted))
+            self.out.character_evidence[writer] += 1
+            self.out.stats["letters"] += 1
+
+    def _letter(self, d: int, i: int) -> tuple[str, str | None] | None:
+        """(writer, addressee) of the letter holding token `i` of doc `d`, if any."""
+        for start, end, writer, saluted in self.letters[d]:
+            if start <= i < end:
+                return writer, saluted
+        return None
 
     def _narrator(self) -> str | None:
         """Who "I" is in a first-person narration ("I met Clerval"): the one name the chapter's speakers address
@@ -216,8 +264,11 @@ class _Chapter:
         if not ranked or ranked[0][1] < 2 or (len(ranked) > 1 and ranked[1][1] * 2 > ranked[0][1]):
             return None
         name = ranked[0][0]
-        if self.narrated_subject[name] > ranked[0][1]:
-            return None                                  # "Holmes said ...": the narration names him; not the "I"
+        family = (surname(name) or name).lower()
+        named = sum(n for other, n in self.narrated_subject.items() if (surname(other) or other).lower() == family)
+        if named > ranked[0][1]:
+            return None                                  # "Holmes said ...": the narration names him ("Mr. Holmes"
+            # is addressed, "Holmes" narrated: one man); he is not the "I"
         self.out.stats["narrator_found"] += 1
         self.out.narrator = name
         return name
@@ -229,28 +280,57 @@ class _Chapter:
             m = self.at[d].get(i)
             if m is None or i != m.start or depths[i] != 1:
                 continue
-            if m.name not in self.narrated and prior_gender(m.name) is None:
+            start = m.start
+            while start > first and doc[start - 1].lower_ in VOCATIVE_WORDS:
+                start -= 1                               # "My dear Victor,", "Welcome, my dearest Victor"
+            if start == m.start and m.name not in self.narrated and prior_gender(m.name) is None:
                 continue                                 # "Merry Christmas!", "Thank'ee!": exclamations, not people
-            before = doc[m.start - 1].text if m.start > 0 else ""
+            before = doc[start - 1].text if start > 0 else ""
             after = doc[m.end].text if m.end < len(doc) else ""
             head = doc[m.end - 1]
+            argument = head.dep_ in SUBJECT_DEPS | OBJECT_DEPS | {"poss", "compound"} and depths[head.head.i] >= 1
+            answer = after == "." and start <= first + 1 and m.end + 1 >= last   # “Mr. Scrooge.”: a reply, no call
             if (before in (",", QUOTE_OPEN, '"', "O", "Oh", "oh", "!", "—") and after in (",", "!", "?", ".", ";",
                                                                                          QUOTE_CLOSE, '"', "—")
-                    and head.dep_ not in SUBJECT_DEPS | OBJECT_DEPS | {"poss", "compound"}):
-                return m.name
+                    and not argument and not answer):
+                return m.name                            # (a "subject" of the narration's verb is a misparse)
         return None
 
     def _speaker_token(self, d: int, quote: Quote) -> Token | None:
         """The subject of the speech verb next to a quotation ("said Buck", "he asked"), in narration."""
         doc = self.docs[d]
         depths, _, paragraphs = self.levels[d]
-        sents = {doc[quote.first].sent.start: doc[quote.first].sent, doc[quote.last].sent.start: doc[quote.last].sent}
+        last = doc[quote.last].sent
+        sents = {doc[quote.first].sent.start: doc[quote.first].sent, last.start: last}
+        after = last.end
+        while after < len(doc) and depths[after] == 0 and doc[after].is_punct and after - quote.last <= 2:
+            after += 1                                   # the closing mark, cut off into the next sentence
+        if last.end - quote.last <= 2 and after < len(doc) and doc[after].sent.start == after:
+            sents[after] = doc[after:after + 3]          # '"There, now!" | she cried': a sentence cut after the mark
         for sent in sents.values():
             for tok in sent:
                 if depths[tok.i] == 0 and paragraphs[tok.i] == quote.paragraph and _is_speech_verb(tok):
                     for child in tok.children:
                         if child.dep_ in SUBJECT_DEPS and depths[child.i] == 0:
                             return child
+                    named = self.at[d].get(tok.i + 1)
+                    root = doc[named.end - 1] if named is not None and named.start == tok.i + 1 else None
+                    nxt = tok.i + 1 + (tok.i + 1 < len(doc) and doc[tok.i + 1].dep_ in ("det", "poss"))
+                    if root is None and nxt < len(doc) and doc[nxt].pos_ == "NOUN":
+                        root = doc[nxt]                  # "cried his wife"
+                    if (root is not None and root.head.i == tok.i and root.dep_ in OBJECT_DEPS
+                            and depths[root.i] == 0):
+                        return root                      # "exclaimed Henry" parsed as an object: the inversion
+        return None
+
+    def _spoken_to(self, d: int, verb: Token) -> str | None:
+        """The name (or resolved pronoun) after "to" on a speech verb: "said Darcy to Elizabeth", "he said to her"."""
+        for prep in verb.children:
+            if prep.dep_ == "prep" and prep.lower_ == "to":
+                for obj in prep.children:
+                    if obj.dep_ == "pobj":
+                        m = self.at[d].get(obj.i)
+                        return m.name if m is not None else self.out.refs[d].get(obj.i)
         return None
 
     def _actor(self, d: int, quote: Quote) -> str | None:
@@ -316,10 +396,16 @@ class _Chapter:
                             self.out.stats["coref_resolved"] += 1
                     elif depth == 1 and (low in FIRST_PERSON or low in SECOND_PERSON):
                         self.out.stats["dialogue_pronouns"] += 1
+                    elif depth == 0 and (low in FIRST_PERSON or low in SECOND_PERSON) and (
+                            letter := self._letter(d, tok.i)):
+                        name = letter[0] if low in FIRST_PERSON else letter[1]
+                        if name:
+                            self.out.refs[d][tok.i] = name
+                            self.out.stats["letter_pronouns"] += 1
                     elif depth == 0 and low in FIRST_PERSON and self.narrator:
                         self.out.refs[d][tok.i] = self.narrator
                         self.out.stats["narrator_pronouns"] += 1
-        self.attribute_speakers()
+        self.attribute_speakers(final=True)
 
     def _third_person(self, d: int, tok: Token, sentence: int, recent: list[_Entry],
                       chain: dict[str, tuple[str, int]],
@@ -363,17 +449,30 @@ class _Chapter:
         self.out.stats["coref_ambiguous"] += 1
         return None
 
-    def attribute_speakers(self) -> None:
-        """Speakers (explicit names first; again after pronouns are resolved, for "he said") and addressees."""
+    def attribute_speakers(self, final: bool = False) -> None:
+        """Speakers (explicit names first; again after pronouns are resolved, for "he said", and then the turns of
+        the conversation) and addressees."""
+        if final:
+            self._conversation_speakers()
         by_paragraph: list[Quote] = []
         for q in self.out.quotes:
+            tok = self._speaker_token(q.doc, q) if not (q.speaker and q.addressee) else None
+            if tok is not None and not q.addressee:  # "said Darcy to Elizabeth", "he said to her"
+                q.addressee = self._spoken_to(q.doc, tok.head)
+                if q.addressee:
+                    self.named_addressee.add(id(q))
             if q.speaker:
+                if q.speaker == q.addressee:
+                    q.addressee = None
                 by_paragraph.append(q)
                 continue
-            tok = self._speaker_token(q.doc, q)
+            letter = self._letter(q.doc, q.first)
             if tok is not None:  # "he said": known once the pronoun is resolved
                 m = self.at[q.doc].get(tok.i)
                 q.speaker = m.name if m else self.out.refs[q.doc].get(tok.i)
+            elif letter is not None:  # a letter read out: its writer "speaks" to the one it salutes
+                q.speaker, q.addressee = letter[0], q.addressee or letter[1]
+                self.letter_quotes.add(id(q))
             else:
                 q.speaker = self._actor(q.doc, q)
             if q.speaker and q.speaker == q.addressee:
@@ -381,11 +480,100 @@ class _Chapter:
             by_paragraph.append(q)
         # an alternating exchange: consecutive paragraphs spoken by two people are spoken to each other
         for prev, cur in zip(by_paragraph, by_paragraph[1:]):
-            adjacent = (prev.doc == cur.doc and cur.paragraph == prev.paragraph + 1) or (
-                cur.doc == prev.doc + 1 and cur.paragraph == 0)
-            if adjacent and prev.speaker and cur.speaker and prev.speaker != cur.speaker:
+            if (_adjacent(prev, cur) and prev.speaker and cur.speaker and prev.speaker != cur.speaker
+                    and not {id(prev), id(cur)} & self.letter_quotes):
                 prev.addressee = prev.addressee or cur.speaker
                 cur.addressee = cur.addressee or prev.speaker
+
+    def _gender(self, name: str) -> str | None:
+        return self.out.gender.get(name) or prior_gender(name)
+
+    def _conversation_speakers(self) -> None:
+        """Two rules of turn-taking for the paragraphs of dialogue that no name or resolved pronoun attributes:
+        - a reply to a name: the paragraph right after a quotation that addresses someone by name ("I hope we may
+          clear him, Miss Turner," said Holmes.) is that person's, when its own speech verb, if any, has no name
+          for a subject ("said my patient") or a pronoun or noun of that person's gender ("cried his wife" is not
+          Mr. Collins's), when it does not name that person itself and calls nobody but the previous speaker;
+        - "she cried" with "she" left unresolved (the narration named nobody nearby): the one participant of that
+          gender in the conversation (the speakers and addressees of its last CONVERSATION_TURNS paragraphs, with
+          no paragraph of narration between), when every turn of it has a known speaker and every participant a
+          known gender.
+        Both apply only to a paragraph that opens with its quotation, and the reply rule only after a quotation
+        that closes (a speech running on into the next paragraph is still its speaker's)."""
+        groups: list[list[Quote]] = []                   # the quotations of each paragraph, in reading order
+        for q in self.out.quotes:
+            if groups and (groups[-1][0].doc, groups[-1][0].paragraph) == (q.doc, q.paragraph):
+                groups[-1].append(q)
+            else:
+                groups.append([q])
+        recent: list[list[Quote]] = []
+        for group in groups:
+            if recent and not _adjacent(recent[-1][-1], group[0]):
+                recent = []
+            if not any(q.speaker for q in group) and not any(id(q) in self.letter_quotes for q in group):
+                speaker = self._turn(group, recent)
+                if speaker:
+                    for q in group:
+                        q.speaker = speaker
+                        if q.addressee == speaker:
+                            q.addressee = None
+            recent = [*recent, group][-CONVERSATION_TURNS:]
+
+    def _opens_paragraph(self, q: Quote) -> bool:
+        """True when nothing but whitespace precedes the quotation in its paragraph."""
+        doc, paragraphs = self.docs[q.doc], self.levels[q.doc][2]
+        i = q.first - 1
+        while i >= 0 and paragraphs[i] == q.paragraph and doc[i].is_space:
+            i -= 1
+        return i < 0 or paragraphs[i] != q.paragraph
+
+    def _closed(self, q: Quote) -> bool:
+        """True when the quotation ends with its closing mark (a speech running on into the next paragraph does
+        not: that paragraph is the same speaker's)."""
+        doc = self.docs[q.doc]
+        return q.last + 1 < len(doc) and doc[q.last + 1].text in (QUOTE_CLOSE, '"', "’", "'")
+
+    def _turn(self, group: list[Quote], recent: list[list[Quote]]) -> str | None:
+        if not self._opens_paragraph(group[0]):
+            return None                                  # narration first: not a plain turn of the dialogue
+        tokens = [t for t in (self._speaker_token(q.doc, q) for q in group) if t is not None]
+        tok = tokens[0] if tokens else None
+        d = group[0].doc
+        if tok is not None and (tok.i in self.at[d] or tok.i in self.out.refs[d]):
+            return None                                  # attributed already (to a name the rules refuse)
+        gender = THIRD_PERSON.get(tok.lower_) if tok is not None and tok.pos_ == "PRON" else None
+        if tok is not None and tok.pos_ == "PRON" and gender is None:
+            return None                                  # "I said", "you said": not a third person
+        if tok is not None and tok.pos_ == "NOUN":       # "cried his wife", "said her brother"
+            gender = MALE if tok.lower_ in MALE_NOUNS else FEMALE if tok.lower_ in FEMALE_NOUNS else None
+        if recent and self._closed(recent[-1][-1]):
+            prev = recent[-1]
+            named = [q.addressee for q in prev if q.addressee and id(q) in self.named_addressee
+                     and q.addressee != q.speaker]
+            own = {m.name for q in group for i in range(q.first, q.last + 1) if (m := self.at[d].get(i))}
+            calls = {q.addressee for q in group if q.addressee and id(q) in self.named_addressee}
+            speakers = {q.speaker for q in prev if q.speaker}
+            if (named and named[-1] not in own and calls <= speakers
+                    and (gender is None or self._gender(named[-1]) == gender)):
+                self.out.stats["speaker_reply_to_name"] += 1
+                return self._attribute(d, tok, named[-1])
+        if gender is None or tok is None or tok.pos_ != "PRON":
+            return None
+        if any(q.speaker is None for g in recent for q in g):
+            return None                                  # a turn of someone unknown: the participants are not known
+        people = {n for g in recent for q in g for n in (q.speaker, q.addressee) if n}
+        if not people or any(self._gender(n) is None for n in people):
+            return None
+        same = [n for n in people if self._gender(n) == gender]
+        if len(same) != 1:
+            return None
+        self.out.stats["speaker_from_conversation"] += 1
+        return self._attribute(d, tok, same[0])
+
+    def _attribute(self, d: int, tok: Token | None, name: str) -> str:
+        if tok is not None and tok.pos_ == "PRON":
+            self.out.refs[d][tok.i] = name                # "she cried": she is the speaker
+        return name
 
     def first_second_person(self) -> None:
         for q in self.out.quotes:

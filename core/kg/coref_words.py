@@ -52,7 +52,7 @@ Ebenezer Hal Fritz Teddy Laurie
 # After these prepositions a name is a place ("in Seattle", "at Longbourn"); "to"/"from"/"toward" only after a verb
 # of motion ("went to Dawson"; "said to Perrault" is a person).
 PLACE_PREPOSITIONS = frozenset({"in", "at", "into", "near", "within", "inside", "throughout", "across", "through",
-                                "around", "beyond", "outside", "upon"})
+                                "around", "beyond", "outside"})
 DIRECTION_PREPOSITIONS = frozenset({"to", "from", "toward", "towards", "for"})
 MOTION_VERBS = frozenset("""go goes went gone going come comes came coming return returns returned returning travel
 travels travelled traveled travelling journey journeyed sail sails sailed sailing drive drove driven ride rode ridden

@@ -32,6 +32,8 @@ ADDRESS_WORDS = frozenset({"mr", "mrs", "miss", "ms", "sir", "madam", "madame", 
 # Lower-case surname particles: "Lady Catherine de Bourgh" has the surname "de Bourgh".
 PARTICLES = frozenset({"de", "du", "van", "von", "der", "den", "la", "le", "di", "da", "del", "della", "of", "ten",
                        "ter", "st."})
+# Abbreviated particles that join the next word into one surname ("Neville St. Clair", "Mrs. St. Clair").
+SURNAME_PREFIXES = frozenset({"St.", "Ste."})
 # Words a model sometimes includes at the start of a name span: forms of address and interjections.
 LEADING_NOISE = frozenset({"my", "dear", "dearest", "good", "poor", "oh", "ah", "come", "yes", "no", "well", "nay",
                            "console", "tell", "ask", "see", "thank", "thanks", "pray", "hello", "goodbye", "bless",
@@ -87,9 +89,11 @@ def normalize_name(text: str) -> str | None:
         words[0] = honorific
     name = " ".join(words)
     core = words[1:] if honorific else words
-    if any(_canonical_honorific(w) and len(w) > 1 and w[0].isupper() for w in core[:-1] if w.endswith(".")) or any(
-            w[:1].islower() and w.lower() not in PARTICLES for w in core[1:]):
-        return None  # "Meg Mr. Brooke", "Jo let Laurie", "Mrs. March bein": two names run together, or a phrase
+    if any(_canonical_honorific(w) and len(w) > 1 and w[0].isupper() and w.lower() not in PARTICLES
+           for w in core[:-1] if w.endswith(".")) or any(w[:1].islower() and w.lower() not in PARTICLES
+                                                         for w in core[1:]):
+        return None  # "Meg Mr. Brooke", "Jo let Laurie", "Mrs. March bein": two names run together, or a phrase;
+        # "St." inside a name is the surname's particle ("Mrs. St. Clair", "Neville St. Clair")
     if len(name) > MAX_NAME_CHARS or not core:
         return None
     if not any(ch.isupper() for ch in core[0][:1]) and not any(w[:1].isupper() for w in core):
@@ -105,11 +109,17 @@ def normalize_name(text: str) -> str | None:
 def parse_name(name: str) -> NameParts:
     """Honorific and core words of a normalised name ("Sir William Lucas" -> Sir, (William, Lucas))."""
     words = name.split(" ")
-    if len(words) > 1:
-        honorific = _canonical_honorific(words[0])
-        if honorific:
-            return NameParts(honorific, tuple(words[1:]))
-    return NameParts(None, tuple(words))
+    honorific = _canonical_honorific(words[0]) if len(words) > 1 else None
+    if honorific:
+        words = words[1:]
+    # "St." after the first word is a surname's particle: "Mr. St. Clair" is Mr. + "St. Clair", like "Mr. Darcy"
+    core: list[str] = []
+    for i, w in enumerate(words):
+        if i > 0 and words[i - 1] in SURNAME_PREFIXES and core[-1] == words[i - 1] and (i > 1 or honorific):
+            core[-1] = f"{core[-1]} {w}"
+        else:
+            core.append(w)
+    return NameParts(honorific, tuple(core))
 
 
 def surname(name: str) -> str | None:

@@ -4,6 +4,8 @@ Nodes are named entities. The small English model leaves honorifics out of PERSO
 are widened over a preceding honorific, and an honorific followed by proper nouns the model missed is a mention too.
 The model's labels are noisy on fiction ("Lydia" is often ORG), so an occurrence with an honorific, or as the subject
 of a speech verb ("said Lydia"), counts as a character whatever the label; resolution sums these votes per entity.
+A name found once in a chapter is a mention wherever the chapter writes it (propagate_names), and a letter's
+signature is a character's name (core.kg.letters).
 
 Triples come from core.kg.openie and pass the five Andrus rules (core.kg.filters). A triple whose subject or object
 is a name mention is an edge; the rest are facts. Appositions such as "Elizabeth, or Beth, as everyone called her"
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from core import nlp as nlp_helpers
 from core.kg import coref as coref_rules
+from core.kg import letters
 from core.kg.coref_words import SPEECH_VERBS
 from core.kg.filters import RULE_NAMES, violated_rule
 from core.kg.names import HONORIFICS, normalize_name
@@ -50,6 +53,7 @@ coachman footman postman clerk lawyer magistrate priest parson vicar curate cler
 gaoler prisoner murderer thief robber convict detective inspector sheriff chief""".split())
 DESCRIPTOR_MIN = 3
 NEARBY_SENTENCES = 2   # names this many sentences apart in one paragraph are "mentioned with" each other
+COPULA = frozenset({"be", "am", "is", "are", "was", "were", "'m", "’m", "'s", "’s", "'re", "’re"})
 
 
 # Capitalised at the start of a sentence, these are not names ("Whereupon he rose": the model calls it an ORG).
@@ -141,6 +145,13 @@ def find_mentions(doc: Doc) -> list[Mention]:
             continue
         found.append(Mention(tok.i, tok.i + 1, tok.text.capitalize(), "character"))
         covered.add(tok.i)
+    paras = letters.paragraphs(doc)
+    for previous, paragraph in zip([None, *paras], paras):  # a letter's signature: "R. Walton", "LYDIA BENNET."
+        span = letters.signature_span(doc, paragraph, previous) or letters.closing_signature_span(doc, paragraph)
+        name = normalize_name(span.text) if span is not None else None
+        if span is not None and name:
+            found = [m for m in found if m.end <= span.start or m.start >= span.end]
+            found.append(Mention(span.start, span.end, name, "character", True))
     found.sort(key=lambda m: m.start)
     return [_speech_vote(doc, m) for m in found]
 
@@ -273,11 +284,18 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
             if rule is not None:
                 stats[f"dropped_{RULE_NAMES[rule]}"] += 1
                 continue
+            label = relation_label(r.relation, r.relation_suffix, lemma)
+            if (r.head_name and r.tail_name and r.head_name != r.tail_name and not r.relation_suffix
+                    and all(t.lower_ in COPULA for t in r.relation if t.dep_ != "neg")
+                    and all(t.i in refs for t in r.head)):
+                stats["dropped_identity"] += 1   # "I am Mr. Holmes" (I resolved to "Mr. Sherlock Holmes"): one
+                joined.add(frozenset((r.head_name, r.tail_name)))   # person under two names, not two people
+                continue
             if any(t.i in refs for t in (*r.head, *r.tail)):
                 stats["coref_triples"] += 1
             relation_text = " ".join(p for p in (text_of(r.relation), r.relation_suffix) if p).lower()
             triples.append(Triple(head_text, relation_text, tail_text, sentence, chunk_index, r.head_name,
-                                  r.tail_name, relation_label(r.relation, r.relation_suffix, lemma)))
+                                  r.tail_name, label))
             if r.head_name and r.tail_name:
                 joined.add(frozenset((r.head_name, r.tail_name)))
         present = [starts[i].name if i in starts else refs[i] for i in range(sent.start, sent.end)
@@ -321,7 +339,7 @@ def descriptor_mentions(docs: Sequence[Doc], mentions: list[list[Mention]]) -> l
     for d, doc in enumerate(docs):
         covered = {i for m in mentions[d] for i in range(m.start, m.end)}
         for tok in doc:
-            if (tok.pos_ == "NOUN" and tok.lower_ in DESCRIPTORS and tok.i not in covered
+            if (tok.pos_ == "NOUN" and _unligatured(tok.lower_) in DESCRIPTORS and tok.i not in covered
                     and any(c.dep_ == "det" and c.lower_ == "the" for c in tok.children)):
                 name = f"the {tok.lower_}"
                 found.append((d, tok.i, name))
@@ -334,6 +352,55 @@ def descriptor_mentions(docs: Sequence[Doc], mentions: list[list[Mention]]) -> l
     for per_doc in out:
         per_doc.sort(key=lambda m: m.start)
     return out
+
+
+def propagate_names(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[list[Mention]]:
+    """`mentions` plus every other occurrence in the chapter of a name written as one of them: a name is a name
+    throughout a chapter (one sense per discourse), though the model labels it in one sentence and not in the next
+    ("There goes Bill!"). Only capitalised forms count; at the start of a sentence only where the parser calls the
+    word a proper noun ("Will you..."); a form followed or preceded by another proper noun is part of a longer name
+    and left alone."""
+    forms: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
+    for doc, per_doc in zip(docs, mentions):
+        for m in per_doc:
+            words = tuple(t.text for t in doc[m.start:m.end])
+            if words and words[0][:1].isupper():
+                forms[words].add((m.name, m.type))
+    by_first: dict[str, list[tuple[tuple[str, ...], str, str]]] = defaultdict(list)
+    for words, owners in forms.items():
+        names = {name for name, _ in owners}
+        if len(names) == 1:
+            types = Counter(t for _, t in owners)
+            by_first[words[0]].append((words, names.pop(), types.most_common(1)[0][0]))
+    if not by_first:
+        return mentions
+    out = []
+    for doc, per_doc in zip(docs, mentions):
+        covered = {i for m in per_doc for i in range(m.start, m.end)}
+        added = []
+        for tok in doc:
+            candidates = by_first.get(tok.text)
+            if not candidates or tok.i in covered:
+                continue
+            if tok.is_sent_start and tok.pos_ != "PROPN":
+                continue
+            if tok.i > 0 and doc[tok.i - 1].pos_ == "PROPN" and doc[tok.i - 1].text[:1].isupper():
+                continue
+            for words, name, etype in sorted(candidates, key=lambda c: -len(c[0])):
+                end = tok.i + len(words)
+                if (end <= len(doc) and all(doc[k].text == w for k, w in zip(range(tok.i, end), words))
+                        and not any(k in covered for k in range(tok.i, end))
+                        and not (end < len(doc) and doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper())):
+                    added.append(Mention(tok.i, end, name, etype))
+                    covered.update(range(tok.i, end))
+                    break
+        out.append(sorted([*per_doc, *added], key=lambda m: m.start) if added else per_doc)
+    return out
+
+
+def _unligatured(word: str) -> str:
+    """"dæmon" -> "daemon": the old ligatures spelled out, for looking a word up in a list."""
+    return word.replace("æ", "ae").replace("œ", "oe") if "æ" in word or "œ" in word else word
 
 
 def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.ChapterCoref,
@@ -371,7 +438,7 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-2"
+VERSION = "offline-3"
 
 
 class OfflineExtractor:
@@ -419,7 +486,8 @@ class OfflineExtractor:
         ext = ChapterExtraction(chapter.index)
         stats: Counter[str] = Counter()
         parsed = [next(docs) for _ in range(len(chapter.chunks))]
-        mentions = descriptor_mentions([doc for doc, _ in parsed], [find_mentions(doc) for doc, _ in parsed])
+        docs = [doc for doc, _ in parsed]
+        mentions = propagate_names(docs, descriptor_mentions(docs, [find_mentions(doc) for doc, _ in parsed]))
         spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]
         ner = [{m.name: m.type for m in per_doc} for per_doc in mentions]
         found = coref_rules.resolve_chapter([doc for doc, _ in parsed], spans, ner)

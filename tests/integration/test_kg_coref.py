@@ -214,3 +214,204 @@ def test_a_place_named_in_passing_takes_no_gender_vote(parse):
     _, found, _ = parse("Buck lay by the fire. He dreamed of the Sunland. He dreamed of the Sunland again and "
                         "he whined. Later he dreamed of the Sunland once more.")
     assert "Sunland" not in found.gender and found.character_evidence.get("Sunland", 0) == 0
+
+
+# ---- addressees, speakers, letters, names (the key-relationships issue) -----------------------------------------
+
+def test_a_vocative_after_my_dear_is_the_addressee(parse):
+    _, found, _ = parse("Henry waited at the inn.\n\n“My dear Victor, how glad I am to see you!” said Henry.")
+    assert [(q.speaker, q.addressee) for q in found.quotes] == [("Henry", "Victor")]
+
+
+def test_a_name_after_my_dear_that_is_a_subject_is_no_vocative(parse):
+    _, found, _ = parse("Henry waited at the inn.\n\n“My dear fellow, Victor is gone to Geneva,” said Henry.")
+    assert [q.addressee for q in found.quotes] == [None]
+
+
+def test_an_inverted_speech_verb_parsed_as_an_object_still_names_the_speaker(parse):
+    _, found, _ = parse("Victor wept.\n\n“My dear Frankenstein,” exclaimed Henry, when he saw me weep.")
+    assert [(q.speaker, q.addressee) for q in found.quotes] == [("Henry", "Frankenstein")]
+
+
+def test_a_speech_verb_with_its_own_subject_keeps_it(parse):
+    _, found, _ = parse("Mary looked up.\n\n“Go home,” she told Henry quietly.")
+    assert [q.speaker for q in found.quotes] != ["Henry"]
+
+
+def test_said_to_a_name_is_the_addressee(parse):
+    _, found, _ = parse("Elizabeth stood by the window.\n\n“Come here,” said Mr. Darcy to Elizabeth.")
+    assert [(q.speaker, q.addressee) for q in found.quotes] == [("Mr. Darcy", "Elizabeth")]
+
+
+def test_to_a_place_after_another_verb_is_no_addressee(parse):
+    _, found, _ = parse("Mr. Darcy rose.\n\n“Come here,” said Mr. Darcy, walking back to Netherfield.")
+    assert [q.addressee for q in found.quotes] == [None]
+
+
+def test_the_reply_to_a_name_is_spoken_by_that_person(parse):
+    _, found, _ = parse("Holmes looked at the young woman.\n\n“I hope we may clear him, Miss Turner,” said Holmes."
+                        "\n\n“But you have read the evidence. Do you not think that he is innocent?”")
+    assert [(q.speaker, q.addressee) for q in found.quotes][-1] == ("Miss Turner", "Holmes")
+
+
+def test_a_named_speaker_is_not_replaced_by_the_reply_rule(parse):
+    _, found, _ = parse("Holmes looked at the young woman.\n\n“I hope we may clear him, Miss Turner,” said Holmes."
+                        "\n\n“That is not likely,” said Lestrade.")
+    assert found.quotes[-1].speaker == "Lestrade"
+
+
+def test_a_reply_by_a_described_person_of_the_other_gender_is_not_the_addressee(parse):
+    _, found, _ = parse("Mr. Bennet folded the letter.\n\n“I have written to you, Mr. Collins,” said Mr. Bennet.\n\n"
+                        "“Oh! my dear,” cried his wife, “I cannot bear to hear that.”")
+    assert all(q.speaker != "Mr. Collins" for q in found.quotes[1:])
+
+
+def test_a_name_alone_as_an_answer_is_no_addressee_and_its_reply_not_his(parse):
+    _, found, _ = parse("Scrooge watched them.\n\n“Who was it?” asked the husband.\n\n“Mr. Scrooge.”\n\n"
+                        "“Mr. Scrooge it was. I passed his office window.”")
+    assert [q.addressee for q in found.quotes][1] is None
+    assert found.quotes[-1].speaker != "Mr. Scrooge"
+
+
+def test_the_reply_is_not_given_by_the_person_it_names(parse):
+    _, found, _ = parse("Holmes and Lestrade sat down.\n\n“Have you seen him, Lestrade?” said Holmes.\n\n"
+                        "“Lestrade has seen nobody. He was here at ten.”")
+    assert found.quotes[-1].speaker != "Lestrade"
+
+
+def test_she_said_in_a_conversation_is_its_one_woman(parse):
+    doc, found, _ = parse("Nobody moved.\n\n“You are right, Miss Turner,” said Mr. Holmes.\n\n“Yes. It is late. The "
+                          "fire is out. We should go home.”\n\n“There, now!” she cried.")
+    assert [q.speaker for q in found.quotes] == ["Mr. Holmes", "Miss Turner", "Miss Turner"]
+    assert refs_of(found, doc, "she") == ["Miss Turner"]
+    assert found.stats["speaker_reply_to_name"] == 1 and found.stats["speaker_from_conversation"] == 1
+
+
+def test_she_said_with_two_women_in_the_conversation_stays_unknown(parse):
+    doc, found, _ = parse("Nobody moved.\n\n“You are right, Miss Turner,” said Mrs. Hudson.\n\n“Yes. It is late. "
+                          "The fire is out. We should go home.”\n\n“There, now!” she cried.")
+    assert found.quotes[-1].speaker is None
+    assert refs_of(found, doc, "she") == [None]
+
+
+LETTER = ("To Mrs. Saville, England.\n\nSt. Petersburgh, Dec. 11th.\n\nYou will rejoice to hear that I arrived here "
+          "safely. I have no friend, Margaret, on the wide ocean.\n\nYour affectionate brother,\n\nR. Walton")
+
+
+def test_a_signed_letter_says_who_i_and_you_are(parse):
+    doc, found, _ = parse(LETTER)
+    assert found.stats["letters"] == 1
+    assert refs_of(found, doc, "I") == ["R. Walton", "R. Walton"]
+    assert refs_of(found, doc, "You") == ["Mrs. Saville"]
+
+
+def test_a_letter_joins_its_writer_to_the_people_it_names(extract):
+    ext = extract(LETTER)
+    assert ("R. Walton", "character") in {(m.name, m.type) for m in ext.mentions}
+    assert any({t.subject_name, t.object_name} == {"R. Walton", "Margaret"} for t in ext.triples)
+
+
+def test_a_name_after_a_comma_paragraph_without_a_salutation_is_no_letter(parse):
+    doc, found, _ = parse("I walked to the harbour and looked at the ships, the cranes, the gulls,\n\n"
+                          "Captain Walton\n\nI went home.")
+    assert found.stats["letters"] == 0
+    assert refs_of(found, doc, "I") == [None, None]
+
+
+def test_a_letter_read_aloud_is_spoken_by_its_writer(parse):
+    doc, found, _ = parse("Victor opened it and read:\n\n“My dear Victor,\n\n“William is dead! I cannot console you."
+                          "\n\n“Your affectionate father,\n\n“Alphonse Frankenstein.”\n\nVictor wept.")
+    letter_quotes = [q for q in found.quotes if "William is dead" in doc[q.first:q.last + 1].text]
+    assert [(q.speaker, q.addressee) for q in letter_quotes] == [("Alphonse Frankenstein", "Victor")]
+    assert refs_of(found, doc, "I") == ["Alphonse Frankenstein"]
+
+
+def test_the_close_and_the_signature_in_one_paragraph(parse):
+    doc, found, _ = parse("To Mrs. Saville, England.\n\nI have hired a vessel at Archangel.\n\n"
+                          "Your affectionate brother, Robert Walton")
+    assert refs_of(found, doc, "I") == ["Robert Walton"]
+
+
+def test_names_with_the_particle_st_are_found():
+    from core.kg.names import normalize_name, parse_name, surname
+    assert normalize_name("Mrs. St. Clair") == "Mrs. St. Clair"
+    assert normalize_name("Neville St. Clair") == "Neville St. Clair"
+    assert normalize_name("Meg Mr. Brooke") is None            # two names run together, still refused
+    assert parse_name("Mr. St. Clair").core == ("St. Clair",)
+    assert surname("Neville St. Clair") == "St. Clair"
+    assert parse_name("St. Paul").honorific == "St."            # a saint, at the start of a name
+
+
+def test_a_name_with_st_is_a_mention(parse):
+    doc, _, _ = parse("Mrs. St. Clair walked down to the station. Neville St. Clair had gone to town.")
+    names = {m.name for m in find_mentions(doc)}
+    assert {"Mrs. St. Clair", "Neville St. Clair"} <= names
+
+
+def test_a_descriptor_with_a_ligature_is_an_unnamed_character(extract):
+    ext = extract("Victor looked up. The dæmon stood at the door. The dæmon spoke to Victor in a low voice. "
+                  "Victor fled, but the dæmon followed him.")
+    assert {m.name: m.type for m in ext.mentions}.get("the dæmon") == "character"
+
+
+def test_a_ligature_descriptor_used_once_is_not_a_character(extract):
+    ext = extract("Victor looked up. The dæmon stood at the door. Victor fled to Geneva.")
+    assert "the dæmon" not in {m.name for m in ext.mentions}
+
+
+def test_a_name_is_a_name_throughout_the_chapter(parse):
+    from core.kg.offline import Mention, propagate_names
+    doc, _, _ = parse("Bill climbed the ladder. Then a voice cried out that Bill had fallen. Will you help? "
+                      "Bill Smith came running.")
+    first = [Mention(0, 1, "Bill", "character")]                # the model found the first "Bill" only
+    found = [(doc[m.start:m.end].text, m.start) for m in propagate_names([doc], [first])[0]]
+    assert ("Bill", 0) in found and sum(1 for text, _ in found if text == "Bill") == 2   # not "Bill Smith"
+
+
+def test_a_known_name_at_a_sentence_start_needs_a_proper_noun(parse):
+    from core.kg.offline import Mention, propagate_names
+    doc, _, _ = parse("I met Will in the lane. Will you come with me?")
+    will = next(t.i for t in doc if t.text == "Will")
+    out = propagate_names([doc], [[Mention(will, will + 1, "Will", "character")]])[0]
+    second = [t for t in doc if t.text == "Will"][1]
+    assert second.pos_ == "PROPN" or all(m.start != second.i for m in out)
+
+
+FIRST_PERSON = ("I walked to the lake, and I sat on the shore. I was tired, and I slept until noon. Then I rose and I "
+                "walked home, where I found my cousin. I told her what I had seen, and I wept. I could not help it. "
+                "I was weary and I was alone. I went to bed early, and I dreamed of home.\n\n")
+
+
+def test_the_name_the_speakers_call_is_the_narrator(parse):
+    doc, found, _ = parse(FIRST_PERSON + "“Come in, Victor!” cried Elizabeth.\n\n“Dear Victor, you look ill,” said "
+                                         "Ernest.\n\nI met Clerval at the gate.")
+    assert found.narrator == "Victor"
+    assert refs_of(found, doc, "I")[-1] == "Victor"
+
+
+def test_a_name_the_narration_uses_with_another_title_is_not_the_narrator(parse):
+    _, found, _ = parse(FIRST_PERSON + "“Thank you, Mr. Holmes,” said the client.\n\nHolmes smiled. Holmes sat down. "
+                                       "Holmes lit his pipe.\n\n“Good night, Mr. Holmes,” said the client.")
+    assert [q.addressee for q in found.quotes] == ["Mr. Holmes", "Mr. Holmes"]
+    assert found.narrator is None                       # "Holmes" is narrated: the "I" is someone else
+
+
+def test_a_signature_with_an_abbreviated_first_name(parse):
+    doc, found, _ = parse("Jane read it aloud.\n\n“MY DEAR BROTHER,\n\n“At last I have seen them both.\n\n"
+                          "“Yours, etc.,\n\n“EDW. GARDINER.”")
+    assert found.stats["letters"] == 1
+    assert refs_of(found, doc, "I") == ["Edw. Gardiner"]
+
+
+def test_i_am_a_name_is_one_person_not_an_edge(extract):
+    ext = extract("Holmes looked up.\n\n“Mr. Sherlock Holmes, I believe?” said the lady.\n\n“I am Mr. Holmes, and I "
+                  "know Mr. Lestrade well,” answered my companion.")
+    pairs = {frozenset((t.subject_name, t.object_name)) for t in ext.triples if t.subject_name and t.object_name}
+    assert frozenset(("Mr. Sherlock Holmes", "Mr. Holmes")) not in pairs      # would keep the two names apart
+    assert frozenset(("Mr. Sherlock Holmes", "Mr. Lestrade")) in pairs         # "I know Mr. Lestrade" stays
+
+
+def test_upon_a_name_is_no_place(parse):
+    _, found, _ = parse("Buck waited. Buck sprang upon Spitz in a fury. The team rested in Dawson.")
+    assert found.place_evidence.get("Spitz", 0) == 0
+    assert found.place_evidence.get("Dawson", 0) >= 1
