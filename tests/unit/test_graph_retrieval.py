@@ -131,3 +131,18 @@ def test_bm25_finds_the_rare_word() -> None:
     assert int(np.argmax(scores)) == 1 and scores[2] == 0
     assert not Bm25Index(["", ""]).scores("anything").any()
     assert not index.scores("zzzz qqqq").any()
+
+
+def test_graph_scores_fuse_pagerank_with_the_passage_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.qa.search as search
+    view = corpus().upto(2)
+    query = np.eye(1, 8, dtype=np.float32)[0]
+    question = "What did Francois and Perrault do when it snowed on the roofs of the town?"
+    monkeypatch.setattr(search, "GRAPH_MATCH_WEIGHT", 0.0)
+    walked, _, _ = graph_search(view, question, query)
+    monkeypatch.setattr(search, "GRAPH_MATCH_WEIGHT", 2.0)
+    fused, _, _ = graph_search(view, question, query)
+    # PageRank alone puts the passage naming both men first; the passage the question describes word for word
+    # ("Snow fell on the roofs of the town") comes first once the match's rank is fused in
+    assert int(np.argmax(walked)) == 2 and int(np.argmax(fused)) == 4
+    assert fused[3] > fused[1]   # a passage naming Francois still beats one with nothing to do with the question
