@@ -2,7 +2,7 @@
 node/edge/fact counts for the 11 novels, and alias quality against gold lists (tests/fixtures/aliases).
 
     .venv/bin/python bench/kg.py            # prints a table, writes bench/results/kg.json
-    .venv/bin/python bench/kg.py --quick    # Pride and Prejudice only (no 11-novel pass)
+    .venv/bin/python bench/kg.py --quick    # Pride and Prejudice only (no 11-novel pass): bench/results/kg_quick.json
 
 Timings on a shared 2-core machine are noisy: the bare parse and the build run twice, interleaved, and the best of
 each is reported. "bare" is `nlp.pipe` over exactly the passages the build parses, with the same components.
@@ -207,10 +207,12 @@ def main() -> None:
         store.engine.dispose()
         # other jobs on the machine slow every timing alike; the ratio is the comparable number
         result["load_average_start_end"] = [round(load_start, 2), round(os.getloadavg()[0], 2)]
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # a quick run has no per-novel tables: it must not overwrite the full run's results
+    path = RESULTS.with_name("kg_quick.json") if args.quick else RESULTS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print_table(result)
-    print(f"\nwrote {RESULTS.relative_to(ROOT)}")
+    print(f"\nwrote {path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
