@@ -306,7 +306,10 @@ def main() -> None:
     parser.add_argument("--judge", help="answers: the judging model for the benchmark's answer accuracy (default: "
                         "none, token F1 only)")
     parser.add_argument("--n", type=int, default=20, help="answers: questions, a seeded sample stratified by type")
+    parser.add_argument("--modes", nargs="*", choices=list(MODES), help="only these modes (default: all)")
     args = parser.parse_args()
+    for mode in [m for m in MODES if args.modes and m not in args.modes]:
+        del MODES[mode]
     out: dict[str, Any] = {"args": vars(args)}
     if "graphrag" in args.parts:
         out["graphrag"] = graphrag(args)

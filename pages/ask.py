@@ -110,6 +110,9 @@ if result and result["work_id"] == work_id:
                            + plain(missing))
         for note in support.get("notes", []):
             st.caption(plain(note))
+        if support.get("sentences"):
+            st.caption("Support is word and meaning overlap with the cited passages: it catches an answer unrelated "
+                       "to its sources, not a wrong detail in an on-topic sentence.")
         if support.get("best") is not None:
             best = support["sentences"][support["best"]]
             where = f" (chapter {best['chapter']}, passage {best['chunk'] + 1})" if "chapter" in best else ""

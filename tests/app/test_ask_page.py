@@ -161,6 +161,7 @@ def test_a_supported_answer_shows_its_source_sentence(reply_with) -> None:  # no
     at = _ask("What did the ghost wear?", "traditional", 2, work_id)
     captions = " ".join(c.value for c in at.caption)
     assert "Not supported" not in captions
+    assert "not a wrong detail in an on-topic sentence" in captions   # "supported" is not "true"
     assert "Best-matching source sentence (chapter 2, passage" in captions
     assert "> Marley's ghost wore the chain he forged in life, link by link and yard by yard\\." in _markdown(at)
 
