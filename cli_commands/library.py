@@ -78,7 +78,7 @@ def cmd_seed(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = add_json_flag(sub.add_parser("ingest", help="import a .txt, .md or .epub book"))
+    p = add_json_flag(sub.add_parser("ingest", help="import a .txt, .md, .epub, .docx or .pdf book"))
     p.add_argument("path")
     p.add_argument("--title", default=None)
     p.set_defaults(func=cmd_ingest)

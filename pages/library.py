@@ -11,9 +11,9 @@ from pages._shared import get_store, plain, select_work
 store = get_store()
 st.title("Library")
 
-with st.expander("Import a book (.txt, .md or .epub)", expanded=not store.list_works()):
+with st.expander("Import a book (.txt, .md, .epub, .docx or .pdf)", expanded=not store.list_works()):
     with st.form("import", clear_on_submit=True):
-        upload = st.file_uploader("Book file", type=["txt", "md", "markdown", "epub"])
+        upload = st.file_uploader("Book file", type=["txt", "md", "markdown", "epub", "docx", "pdf"])
         title = st.text_input("Title (optional: taken from the book when empty)")
         submitted = st.form_submit_button("Import", type="primary")
     if submitted:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.services.library import edit_chapter
 from core.store import NotFound, StaleRevision
-from pages._shared import get_store, plain, select_work, work_picker
+from pages._shared import get_store, plain, plain_with_italics, select_work, work_picker
 
 store = get_store()
 params = st.query_params
@@ -107,7 +107,7 @@ if st.toggle("Edit chapter", key="read_editing", help="Change this chapter's tex
 else:
     highlight = st.session_state.pop("read_highlight", None)
     for paragraph in chapter.text.split("\n\n"):
-        shown = plain(" ".join(paragraph.split()))
+        shown = plain_with_italics(" ".join(paragraph.split()))
         if highlight and highlight in paragraph:
             st.info(shown)
         elif shown:

@@ -1,4 +1,4 @@
-"""Reading books: .txt, .md and .epub files to titled chapters of plain text, and chapters to passages.
+"""Reading books: .txt, .md, .epub, .docx and .pdf files to titled chapters of plain text, and chapters to passages.
 
 Only the names below are public; everything else in the package is an implementation detail.
 """

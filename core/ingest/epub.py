@@ -1,11 +1,10 @@
 """EPUB books: the spine documents in reading order, front and back matter skipped, one chapter per document (or
 per heading, when one document holds several chapters).
 
-Safety comes before parsing. The ZIP directory is checked first (at most MAX_UNPACKED_BYTES unpacked, neither a
-member nor the whole archive compressed more than MAX_RATIO times, at most MAX_MEMBERS files), which bounds what
-will be decompressed later: Python's zipfile never returns more than a member's declared size. The package files
-are parsed with `resolve_entities=False` (by ebooklib or `epub_package`'s fallback); content documents by `xhtml`,
-with entities, DTDs and network access all off.
+Safety comes before parsing. The ZIP directory is checked first (`archive.check_archive`: unpacked size, member
+count and compression ratios), which bounds what will be decompressed later. The package files are parsed with
+`resolve_entities=False` (by ebooklib or `epub_package`'s fallback); content documents by `xhtml`, with entities,
+DTDs and network access all off.
 """
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ import re
 import zipfile
 from collections.abc import Iterable
 
+from core.ingest.archive import ZIP_ERRORS, check_archive
 from core.ingest.chapters import MIN_FRONT_PROSE, split_chapters
 from core.ingest.epub_package import Package, read_package
 from core.ingest.errors import IngestError
@@ -22,10 +22,6 @@ from core.ingest.headings import classify_line, looks_like_title, tidy_title, ti
 from core.ingest.models import ParsedBook, RawChapter
 from core.ingest.xhtml import Block, Document, parse_document
 
-MAX_UNPACKED_BYTES = 200 * 1024 * 1024
-MAX_RATIO = 200
-MAX_MEMBERS = 10_000
-_RATIO_CHECK_BYTES = 5 * 1024 * 1024  # small members may compress very well legitimately (CSS, blank pages)
 _MIN_WORDS = 20
 _SPLIT_MIN_WORDS = 50
 _SKIP_TYPES = {"toc", "landmarks", "loi", "lot", "cover", "titlepage", "halftitlepage", "imprint", "colophon",
@@ -63,26 +59,13 @@ def _check_archive(data: bytes) -> None:
     if not data.startswith(b"PK"):
         raise IngestError("This file is not a valid EPUB (an EPUB is a ZIP archive and this is not one): "
                           "check the file or import it as .txt.")
+    infos = check_archive(data, "EPUB", _DAMAGED)
+    names = {info.filename for info in infos}
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            infos = zf.infolist()
-            names = {info.filename for info in infos}
             encryption = zf.read("META-INF/encryption.xml") if "META-INF/encryption.xml" in names else b""
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError,
-            NotImplementedError) as exc:
+    except ZIP_ERRORS as exc:
         raise IngestError(_DAMAGED) from exc
-    if len(infos) > MAX_MEMBERS:
-        raise IngestError(f"This EPUB holds {len(infos):,} files, more than a book needs: it was not imported.")
-    unpacked = sum(info.file_size for info in infos)
-    if unpacked > MAX_UNPACKED_BYTES:
-        raise IngestError(f"This EPUB would unpack to {unpacked / 1e6:,.0f} MB, more than the "
-                          f"{MAX_UNPACKED_BYTES // 2**20} MB limit: it was not imported.")
-    # Per file, and for the archive as a whole: eight 4.9 MB chapters of repeated markup slip under the per-file
-    # check (small files are not checked) yet inflate 100 KB into 40 MB of text and half a gigabyte of memory.
-    packed = sum(info.compress_size for info in infos)
-    bombs = [(info.file_size, info.compress_size) for info in infos] + [(unpacked, packed)]
-    if any(size > _RATIO_CHECK_BYTES and size > MAX_RATIO * max(1, compressed) for size, compressed in bombs):
-        raise IngestError("This EPUB contains a suspiciously compressed file (a 'zip bomb'): it was not imported.")
     if "META-INF/container.xml" not in names:
         raise IngestError("This ZIP archive is not an EPUB (it has no META-INF/container.xml): check the file.")
     if re.search(rb"URI=[\"'][^\"']+\.x?html?[\"']", encryption):

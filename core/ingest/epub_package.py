@@ -18,11 +18,8 @@ from urllib.parse import unquote
 from ebooklib import epub
 from lxml import etree
 
+from core.ingest.archive import parse_xml
 from core.ingest.text import strip_controls
-from core.ingest.xhtml import DOCTYPE
-
-_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=True,
-                          remove_comments=True, remove_pis=True)
 
 
 @dataclass
@@ -79,10 +76,10 @@ def _toc_entries(items: Iterable[object]) -> Iterable[tuple[str, str]]:
 def _tolerant(data: bytes) -> Package:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         names = set(zf.namelist())
-        container = _parse(zf.read("META-INF/container.xml"))
+        container = parse_xml(zf.read("META-INF/container.xml"))
         rootfiles = [el.get("full-path") for el in container.iter() if _local(el) == "rootfile" and el.get("full-path")]
         opf_path = next(path for path in rootfiles if path in names)
-        opf = _parse(zf.read(opf_path))
+        opf = parse_xml(zf.read(opf_path))
         opf_dir = posixpath.dirname(opf_path)
         manifest = {el.get("id"): el for el in opf.iter() if _local(el) == "item" and el.get("id")}
         documents: list[tuple[str, bytes]] = []
@@ -103,16 +100,6 @@ def _tolerant(data: bytes) -> Package:
     creators = [_clean(el.text) for el in opf.iter() if _local(el) == "creator" and el.text and el.text.strip()]
     warnings = [f"{unreadable} damaged or missing part(s) of this EPUB were skipped."] if unreadable else []
     return Package(titles[0] if titles else None, _authors(creators), documents, {}, warnings)
-
-
-def _parse(content: bytes) -> etree._Element:
-    # A package file never needs a DOCTYPE, and its internal subset can only hold entity tricks: nested entities (the
-    # "billion laughs") make libxml2 stop at its amplification limit, and in recover mode that loses the manifest
-    # and spine after them, so a readable book would be refused. It is cut before parsing.
-    root = etree.fromstring(DOCTYPE.sub(rb"\1", content, count=1), _PARSER)
-    if root is None:
-        raise ValueError("unparseable package file")
-    return root
 
 
 def _local(el: etree._Element) -> str | None:

@@ -58,12 +58,19 @@ def read_markdown(data: bytes) -> ParsedBook:
     warnings = [] if encoding in ("utf-8", "ascii") else [f"The file is not UTF-8; it was read as {encoding}."]
     meta, text = _front_matter(text)
     blocks = _blocks(_strip_raw_elements(_strip_comments(text)))
+    return book_from_blocks(blocks, meta.get("title"), meta.get("author"), warnings)
+
+
+def book_from_blocks(blocks: list[tuple[int, str]], title: str | None, author: str | None,
+                     warnings: list[str]) -> ParsedBook:
+    """Chapters from (heading level, text) blocks, level 0 for paragraphs: cut at the chapter heading level, or
+    found in the text by `split_chapters` when no heading level repeats. Also used for Word documents' styles."""
     level, title_index = _chapter_level(blocks)
-    title = meta.get("title") or (blocks[title_index][1] if title_index is not None else None)
+    title = title or (blocks[title_index][1] if title_index is not None else None)
     if level is None:
         plain = "\n\n".join(body for k, (_, body) in enumerate(blocks) if k != title_index)
         chapters, notes = split_chapters(plain)
-        return ParsedBook(title, meta.get("author"), chapters, warnings + notes)
+        return ParsedBook(title, author, chapters, warnings + notes)
     front: list[str] = []
     sections: list[tuple[str, list[str]]] = []
     skipping = False  # inside a "Contents" section
@@ -79,7 +86,7 @@ def read_markdown(data: bytes) -> ParsedBook:
         if not skipping:
             (sections[-1][1] if sections else front).append(body)
     chapters, notes = chapters_from_sections(front, sections)
-    return ParsedBook(title, meta.get("author"), chapters, warnings + notes)
+    return ParsedBook(title, author, chapters, warnings + notes)
 
 
 def _front_matter(text: str) -> tuple[dict[str, str], str]:

@@ -6,12 +6,14 @@ import re
 from pathlib import PurePath
 
 from core.ingest.chapters import split_chapters
+from core.ingest.docx import read_docx
 from core.ingest.epub import read_epub
 from core.ingest.errors import IngestError
 from core.ingest.gutenberg import strip_gutenberg, strip_transcription_marks
 from core.ingest.headings import classify_line, looks_like_title, tidy_title
 from core.ingest.markdown import read_markdown
 from core.ingest.models import ParsedBook
+from core.ingest.pdf import read_pdf
 from core.ingest.text import decode_text
 
 log = logging.getLogger(__name__)
@@ -19,24 +21,34 @@ log = logging.getLogger(__name__)
 TEXT_SUFFIXES = (".txt",)
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 EPUB_SUFFIXES = (".epub",)
+DOCX_SUFFIXES = (".docx",)
+PDF_SUFFIXES = (".pdf",)
+SUPPORTED_SUFFIXES = (*TEXT_SUFFIXES, *MARKDOWN_SUFFIXES, *EPUB_SUFFIXES, *DOCX_SUFFIXES, *PDF_SUFFIXES)
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n\s*")
 _BY_LINE = re.compile(r"(?:by|By|BY)\s+([A-Z][\w.'’ -]{1,60})")
 
 
 def read_book(filename: str, data: bytes) -> ParsedBook:
-    """Parse a .txt, .md/.markdown or .epub book (by extension, case-insensitively) into titled chapters.
+    """Parse a .txt, .md/.markdown, .epub, .docx or .pdf book (by extension, case-insensitively) into titled chapters.
 
     Raises IngestError, and nothing else, for anything wrong with the input: an unsupported extension, an empty,
-    binary or undecodable file, a damaged EPUB, or a book without readable text. Unexpected exceptions from the
-    parsing libraries are logged and wrapped, so a hostile file cannot surface a traceback to the user.
+    binary or undecodable file, a damaged EPUB, Word file or PDF, a scanned or password-protected PDF, or a book
+    without readable text. Unexpected exceptions from the parsing libraries are logged and wrapped, so a hostile file
+    cannot surface a traceback to the user.
     """
     suffix = PurePath(filename or "").suffix.lower()
-    if suffix not in (*TEXT_SUFFIXES, *MARKDOWN_SUFFIXES, *EPUB_SUFFIXES):
+    if suffix not in SUPPORTED_SUFFIXES:
         shown = suffix or "(none)"
-        raise IngestError(f"The file type {shown} is not supported: import a .txt, .md or .epub file.")
+        raise IngestError(f"The file type {shown} is not supported: import a .txt, .md, .epub, .docx or .pdf file.")
+    if suffix in (*TEXT_SUFFIXES, *MARKDOWN_SUFFIXES) and data.lstrip()[:5] == b"%PDF-":
+        raise IngestError("This file is a PDF, not text: give it the .pdf extension to import it.")
     try:
         if suffix in EPUB_SUFFIXES:
             book = read_epub(data)
+        elif suffix in DOCX_SUFFIXES:
+            book = read_docx(data)
+        elif suffix in PDF_SUFFIXES:
+            book = read_pdf(data)
         elif suffix in MARKDOWN_SUFFIXES:
             book = read_markdown(data)
         else:

@@ -13,7 +13,7 @@ from core.store import Store
 
 SAMPLE_BOOK = PROJECT_ROOT / "assets" / "a_christmas_carol.txt"
 SAMPLE_META_KEY = "sample_seeded"
-ALLOWED_SUFFIXES = (".txt", ".md", ".markdown", ".epub")
+ALLOWED_SUFFIXES = (".txt", ".md", ".markdown", ".epub", ".docx", ".pdf")
 MAX_TITLE_CHARS = 200
 
 ProgressFn = Callable[[int, int, str], None]
@@ -53,7 +53,7 @@ def parse_upload(filename: str, data: bytes) -> ParsedBook:
     safe = clean_filename(filename)
     suffix = Path(safe).suffix.lower()
     if suffix not in ALLOWED_SUFFIXES:
-        raise IngestError(f"'{safe}' is not a supported file type: import a .txt, .md or .epub file.")
+        raise IngestError(f"'{safe}' is not a supported file type: import a .txt, .md, .epub, .docx or .pdf file.")
     limit = settings.max_upload_mb * 1024 * 1024
     if len(data) > limit:
         raise IngestError(
