@@ -17,7 +17,6 @@ import io
 import posixpath
 import unicodedata
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lxml import etree
@@ -27,6 +26,7 @@ from core.ingest.errors import IngestError
 from core.ingest.markdown import book_from_blocks
 from core.ingest.models import ParsedBook
 from core.ingest.text import strip_controls
+from core.ingest.xhtml import DOCTYPE
 
 _NAMESPACES = ("http://schemas.openxmlformats.org/wordprocessingml/2006/main",  # Transitional (what Word writes)
                "http://purl.oclc.org/ooxml/wordprocessingml/main")  # Strict
@@ -78,18 +78,17 @@ class _Reader:
             style_id = style.based_on
         return None
 
-    def blocks(self, body: etree._Element) -> Iterator[tuple[int | str, str]]:
-        """(heading level, text) per paragraph: 0 for text, "title" for the Title style; tables are read cell by
-        cell, content controls and custom XML opened."""
-        for el in body:
-            name = self.local(el)
-            if name == "p":
-                yield self.paragraph(el)
-            elif name in ("tbl", "tr", "tc", "sdt", "sdtContent", "customXml", "ins", "moveTo"):
-                self.revisions |= name in ("ins", "moveTo")
-                yield from self.blocks(el)
-            elif name in ("del", "moveFrom"):
+    def keeps(self, p: etree._Element) -> bool:
+        """Whether a paragraph is running text: not inside a deletion, a text box or a drawing (noting revisions)."""
+        for ancestor in p.iterancestors():
+            name = self.local(ancestor)
+            if name in ("del", "moveFrom", "ins", "moveTo"):
                 self.revisions = True
+            if name in _SKIPPED or name == "p" or (name is None and "AlternateContent" in str(ancestor.tag)):
+                return False
+            if name == "body":
+                return True
+        return False
 
     def paragraph(self, p: etree._Element) -> tuple[int | str, str]:
         ppr = p.find(f"{self.w}pPr")
@@ -159,34 +158,54 @@ def read_docx(data: bytes) -> ParsedBook:
             if main not in names:
                 raise IngestError("This ZIP archive is not a Word document (it has no word/document.xml): "
                                   "check the file.")
-            root = parse_xml(zf.read(main))
             styles_part = posixpath.join(posixpath.dirname(main), "styles.xml")
             styles = parse_xml(zf.read(styles_part)) if styles_part in names else None
             core = parse_xml(zf.read("docProps/core.xml")) if "docProps/core.xml" in names else None
+            reader, blocks = _read_body(zf.read(main), styles)
     except IngestError:
         raise
     except (*ZIP_ERRORS, etree.XMLSyntaxError) as exc:
         raise IngestError(_DAMAGED) from exc
-    ns = etree.QName(root).namespace if isinstance(root.tag, str) else None
-    body = root.find(f"{{{ns}}}body") if ns in _NAMESPACES else None
-    if body is None:
-        raise IngestError("This file is not a Word document (its main part is not WordprocessingML): check the file, "
-                          "or save it from Word as .docx.")
-    reader = _Reader(ns or "", _styles(styles, ns or ""))
-    blocks: list[tuple[int, str]] = []
-    style_title = None
-    for level, text in reader.blocks(body):
-        if level == "title":
-            style_title = style_title or text or None
-        elif text.strip():
-            blocks.append((int(level), text))
+    style_titles = [text for level, text in blocks if level == "title" and text]
     title, author = _core_properties(core)
     warnings = []
     if reader.revisions:
         warnings.append("This document has tracked changes: insertions were kept and deletions left out.")
     if "word/comments.xml" in names:
         warnings.append("Comments in the document were left out.")
-    return book_from_blocks(blocks, title or style_title, author, warnings)
+    body = [(int(level), text) for level, text in blocks if level != "title" and text.strip()]
+    return book_from_blocks(body, title or (style_titles[0] if style_titles else None), author, warnings)
+
+
+def _read_body(xml: bytes, styles: etree._Element | None) -> tuple[_Reader, list[tuple[int | str, str]]]:
+    """(heading level, text) per paragraph of the main part, read as a stream: each paragraph is dropped from the
+    tree once read, so a document holding hundreds of thousands of paragraphs never sits in memory whole (a parsed
+    tree takes about seven times the XML's size)."""
+    events = etree.iterparse(io.BytesIO(DOCTYPE.sub(rb"\1", xml, count=1)), events=("end",),
+                             tag=[f"{{{ns}}}p" for ns in _NAMESPACES], resolve_entities=False, no_network=True,
+                             load_dtd=False, huge_tree=False, recover=True, remove_comments=True, remove_pis=True)
+    reader: _Reader | None = None
+    blocks: list[tuple[int | str, str]] = []
+    for _, el in events:
+        if reader is None:
+            reader = _reader_for(el.getroottree().getroot(), styles)
+        if reader.keeps(el):
+            blocks.append(reader.paragraph(el))
+            el.clear()
+            parent = el.getparent()
+            while parent is not None and el.getprevious() is not None:
+                del parent[0]  # paragraphs and tables already read
+    return reader or _reader_for(events.root, styles), blocks
+
+
+def _reader_for(root: etree._Element | None, styles: etree._Element | None) -> _Reader:
+    if root is None:
+        raise IngestError(_DAMAGED)
+    qname = etree.QName(root) if isinstance(root.tag, str) else None
+    if qname is None or qname.namespace not in _NAMESPACES or qname.localname != "document":
+        raise IngestError("This file is not a Word document (its main part is not WordprocessingML): check the file, "
+                          "or save it from Word as .docx.")
+    return _Reader(qname.namespace or "", _styles(styles, qname.namespace or ""))
 
 
 def _main_part(zf: zipfile.ZipFile, names: set[str]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+import threading
 import zlib
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ MAX_PAGES = 5000
 MAX_STREAM_BYTES = 16 * 2**20
 MAX_INFLATED_BYTES = 160 * 2**20
 _STREAM_START = re.compile(rb"(?<!end)stream\r?\n")
+_PDFIUM = threading.Lock()
 _FLATE = re.compile(rb"/(?:FlateDecode|Fl)\b")
 _MIN_PAGE_LETTERS = 10
 _DAMAGED = "This PDF is damaged or incomplete (perhaps a partial download): download it again and retry."
@@ -59,8 +61,7 @@ def read_pdf(data: bytes) -> ParsedBook:
         raise IngestError(_DAMAGED)  # cut short: PDFium would read what it can, but a book missing its end is not
     _check_streams(data)
     pages, marks, meta, images = _read_document(data)
-    lettered = [k for k, lines in enumerate(pages) if sum(c.isalpha() for line in lines for c in line.text)
-                >= _MIN_PAGE_LETTERS]
+    lettered = [k for k, lines in enumerate(pages) if _has_letters(lines)]
     if len(lettered) * 2 < len(pages):
         if images * 2 >= len(pages):
             raise IngestError(_SCANNED)
@@ -75,6 +76,16 @@ def read_pdf(data: bytes) -> ParsedBook:
         chapters, notes = split_chapters("\n\n".join(paragraphs(lines, words)))
     chapters = [RawChapter(ch.title, normalise_text(ch.text)) for ch in chapters]
     return ParsedBook(title, author, chapters, notes)
+
+
+def _has_letters(lines: list[Line]) -> bool:
+    """At least _MIN_PAGE_LETTERS letters on the page (counted line by line, stopping as soon as there are)."""
+    letters = 0
+    for line in lines:
+        letters += sum(1 for ch in line.text if ch.isalpha())
+        if letters >= _MIN_PAGE_LETTERS:
+            return True
+    return False
 
 
 def _check_streams(data: bytes) -> None:
@@ -114,6 +125,11 @@ def _inflated_size(data: bytes, start: int, limit: int) -> int:
 
 def _read_document(data: bytes) -> tuple[list[list[Line]], list[_Mark], dict[str, str], int]:
     """(lines per page, outline entries, metadata, number of pages that hold an image)."""
+    with _PDFIUM:  # PDFium is not thread-safe, and Streamlit runs each browser session in a thread of its own
+        return _read_locked(data)
+
+
+def _read_locked(data: bytes) -> tuple[list[list[Line]], list[_Mark], dict[str, str], int]:
     try:
         doc = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:

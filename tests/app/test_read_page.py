@@ -25,6 +25,8 @@ def test_read_and_navigate(app_db: str) -> None:
     assert any("Para one of chapter 2" in m.value for m in at.markdown)
     # markup in book text is escaped, never interpreted
     assert any("\\<b\\>2\\</b\\>" in m.value for m in at.markdown)
+    # but *emphasis* (the italics a Word import keeps) is shown as italics
+    assert any("\\</b\\> *x*\\." in m.value for m in at.markdown)
     at.button(key="prev_chapter").click().run()
     assert any("Para one of chapter 1" in m.value for m in at.markdown)
 

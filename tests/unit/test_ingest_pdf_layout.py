@@ -102,3 +102,15 @@ def test_paragraphs_from_indents_gaps_and_type_sizes_with_hyphens_repaired() -> 
 def test_vocabulary_leaves_out_the_fragments_around_a_line_end_hyphen() -> None:
     words = vocabulary([_line("He strugg-", 0, 500.0), _line("led hard.", 0, 487.0)])
     assert words["he"] == 1 and words["hard"] == 1 and not words["strugg"] and not words["led"]
+
+
+def test_a_heading_at_the_top_of_a_page_is_its_own_paragraph() -> None:
+    """Block paragraphs (gaps, no indents) across a page break: no gap can be seen there, but a short line with a gap
+    under it, at the top of the new page, is a heading on its own, and so is the end of the text before it."""
+    full = "A full line of ordinary prose that reaches the right margin of the page."
+    lines = [_line(full, 0, 520.0 - k * PITCH) for k in range(5)]
+    lines.append(_line("and so the chapter ends.", 0, 520.0 - 5 * PITCH, right=360))
+    lines.append(_line("CHAPTER 2.", 1, 556.0, right=110))
+    lines += [_line(full, 1, 534.0 - k * PITCH) for k in range(5)]
+    paras = paragraphs(lines, vocabulary(lines))
+    assert [p[:12] for p in paras] == ["A full line ", "CHAPTER 2.", "A full line "]
