@@ -19,13 +19,18 @@ The steps, each general rather than tuned to one book:
    introduction before the first chapter only when it has at least MIN_FRONT_PROSE words of prose, because short
    ones are dedications and publisher's notes rather than part of the book. Unheaded text before the first
    chapter follows the same rule and is called "Preface" when kept; title pages and contents never count as prose.
-5. Without any chapter headings the text is cut at paragraph boundaries into parts of about PART_WORDS words.
+5. Without any chapter headings the text is cut at paragraph boundaries into parts of about PART_WORDS words (into
+   sections of about flat.SECTION_WORDS at sentence ends when its line breaks were lost).
+6. A text whose line breaks were lost is also searched for headings inside its running text (`flat`), and its
+   chapters longer than flat.MAX_SECTION_WORDS are cut into parts at sentence ends.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from core.ingest.flat import (MAX_SECTION_WORDS, SECTION_WORDS, InlineChapters, count_words, cut_sections,
+                              find_inline_chapters, has_giant_paragraph, more_words_than)
 from core.ingest.headings import FRONT_SPECIALS, STORY_SPECIALS, Heading, classify_line, looks_like_title
 from core.ingest.models import RawChapter
 
@@ -35,6 +40,7 @@ _TOC_GAP = 15  # words between two headings that still count as "nothing between
 _MIN_SPECIAL_WORDS = 20
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 _PROSE_MARK = re.compile(r"[a-z][a-z'’]*[,.;!?]")
+_PROSE_SAMPLE = 20_000  # characters; the longest paragraph of the test novels has about 4,000
 
 
 @dataclass
@@ -47,11 +53,53 @@ class _Candidate:
 
 
 def split_chapters(text: str) -> tuple[list[RawChapter], list[str]]:
-    """Chapters of a plain-text book and warnings for the user; an empty list when the text has no words."""
+    """Chapters of a plain-text book and warnings for the user; an empty list when the text has no words.
+
+    A text whose line breaks were lost (a paragraph longer than any real one) is also searched for headings inside
+    its running text, which are used when they find more chapters than the heading paragraphs did; its chapters
+    longer than MAX_SECTION_WORDS are then cut into parts at sentence ends (see `flat`).
+    """
     paras = paragraphs(text)
+    chapters, warnings, headed = _split_paragraphs(paras)
+    if not has_giant_paragraph(paras):
+        return chapters, warnings
+    inline = find_inline_chapters(text)
+    if inline is not None and len(inline.headings) > headed:
+        chapters, warnings = _inline_chapters(text, inline)
+    return _bound_sections(chapters), warnings
+
+
+def _inline_chapters(text: str, inline: InlineChapters) -> tuple[list[RawChapter], list[str]]:
+    """Chapters cut at headings found inside running text; a contents list before them is left out."""
+    heads = inline.headings
+    chapters = []
+    for k, head in enumerate(heads):
+        stop = heads[k + 1].start if k + 1 < len(heads) else len(text)
+        chapters.append(RawChapter(head.heading.display(), join_paragraphs(paragraphs(text[head.end:stop]))))
+    front = text[:inline.contents[0] if inline.contents else heads[0].start]
+    warnings = _add_front_matter(paragraphs(front), chapters)
+    return [ch for ch in chapters if ch.text.strip()], warnings
+
+
+def _bound_sections(chapters: list[RawChapter]) -> list[RawChapter]:
+    """Chapters over MAX_SECTION_WORDS whose line breaks were lost, cut into parts: "Chapter IV (part 2 of 3)"."""
+    result = []
+    for chapter in chapters:
+        paras = chapter.text.split("\n\n")
+        if not more_words_than(chapter.text, MAX_SECTION_WORDS) or not has_giant_paragraph(paras):
+            result.append(chapter)
+            continue
+        sections = cut_sections(paras)
+        result += [RawChapter(f"{chapter.title} (part {k} of {len(sections)})", section)
+                   for k, section in enumerate(sections, start=1)]
+    return result
+
+
+def _split_paragraphs(paras: list[str]) -> tuple[list[RawChapter], list[str], int]:
+    """Chapters from heading paragraphs, warnings, and how many numbered chapter headings were used."""
     cum = [0]
     for para in paras:
-        cum.append(cum[-1] + len(para.split()))
+        cum.append(cum[-1] + count_words(para))
     cands = _find_candidates(paras)
     _set_gaps(cands, cum)
     cands, removed = _drop_toc_runs(cands)
@@ -61,7 +109,7 @@ def split_chapters(text: str) -> tuple[list[RawChapter], list[str]]:
     removed |= sub_headings
     specials = _select_specials(cands, chapters, paras)
     if not chapters:
-        return _split_without_headings(paras, [s for s in specials if s.heading.family not in FRONT_SPECIALS])
+        return (*_split_without_headings(paras, [s for s in specials if s.heading.family not in FRONT_SPECIALS]), 0)
     skipped = [c for c in cands if c.heading.kind in ("toc", "end") and c.gap < 200]
     bounds = sorted([*chapters, *specials, *containers, *skipped], key=lambda c: c.index)
     starts_chapter = {id(c) for c in [*chapters, *specials]}
@@ -84,7 +132,7 @@ def split_chapters(text: str) -> tuple[list[RawChapter], list[str]]:
     _qualify_repeated_titles(result, containers_of)
     front = [paras[j] for j in range(bounds[0].index) if j not in removed]
     warnings = _add_front_matter(front, result)
-    return [ch for ch in result if ch.text.strip()], warnings
+    return [ch for ch in result if ch.text.strip()], warnings, len(chapters)
 
 
 def _qualify_repeated_titles(chapters: list[RawChapter], containers_of: list[str]) -> None:
@@ -145,10 +193,15 @@ def tidy_paragraph(para: str) -> str:
 
 
 def is_prose(para: str) -> bool:
-    """Sentences with lower-case words and punctuation, as opposed to title pages, contents lists and headings."""
+    """Sentences with lower-case words and punctuation, as opposed to title pages, contents lists and headings.
+
+    A paragraph longer than any real one (line breaks lost) is judged by its first _PROSE_SAMPLE characters."""
+    para = para[:_PROSE_SAMPLE]
+    if not more_words_than(para, 5):
+        return False
     letters = sum(1 for ch in para if ch.isalpha())
     lower = sum(1 for ch in para if ch.islower())
-    return len(para.split()) >= 6 and letters > 0 and lower / letters >= 0.6 and bool(_PROSE_MARK.search(para))
+    return letters > 0 and lower / letters >= 0.6 and bool(_PROSE_MARK.search(para))
 
 
 def _find_candidates(paras: list[str]) -> list[_Candidate]:
@@ -293,7 +346,7 @@ def _next_index(cands: list[_Candidate], cand: _Candidate, default: int) -> int:
 
 
 def _prose_words(paras: list[str]) -> int:
-    return sum(len(p.split()) for p in paras if is_prose(p))
+    return sum(count_words(p) for p in paras if is_prose(p))
 
 
 def _add_front_matter(front: list[str], chapters: list[RawChapter]) -> list[str]:
@@ -302,7 +355,7 @@ def _add_front_matter(front: list[str], chapters: list[RawChapter]) -> list[str]
     if _prose_words(front) >= MIN_FRONT_PROSE:
         chapters.insert(0, RawChapter("Preface", join_paragraphs(front)))
         return []
-    words = sum(len(p.split()) for p in front)
+    words = sum(count_words(p) for p in front)
     if words >= 20:
         return [f"Skipped {words} words before the first chapter (title page, contents or a short preface)."]
     return []
@@ -312,7 +365,7 @@ def _title_page_end(paras: list[str]) -> int:
     """How many leading paragraphs are short non-prose lines (a title page). Counted, not sliced off one by one: that
     copied the list each time, quadratic in a file of a hundred thousand one-word paragraphs."""
     k = 0
-    while k < len(paras) and not is_prose(paras[k]) and len(paras[k].split()) <= 30:
+    while k < len(paras) and not is_prose(paras[k]) and not more_words_than(paras[k], 30):
         k += 1
     return k
 
@@ -321,19 +374,26 @@ def _split_without_headings(paras: list[str], specials: list[_Candidate]) -> tup
     """Parts of about PART_WORDS words cut at paragraph ends; closing specials (Postscript) stay chapters."""
     main_end = specials[0].index if specials else len(paras)
     main = paras[:main_end]
-    main = main[_title_page_end(main):]
-    counts = [len(p.split()) for p in main]
+    skip = _title_page_end(main)
+    if skip < len(main):  # else the whole text is short lines ("Just one line of text."): that is the book
+        main = main[skip:]
+    counts = [count_words(p) for p in main]
     total = sum(counts)
     chapters: list[RawChapter] = []
     n_parts = max(1, round(total / PART_WORDS))
-    if total:
-        size = total / n_parts
+    size = PART_WORDS
+    if has_giant_paragraph(main):  # line breaks lost: sections cut at sentence ends, bounded in size
+        size = SECTION_WORDS
+        sections = cut_sections([tidy_paragraph(p) for p in main if any(ch.isalnum() for ch in p)], size)
+        chapters = [RawChapter(f"Part {k}", section) for k, section in enumerate(sections, start=1)]
+    elif total:
+        goal = total / n_parts
         current: list[str] = []
         done = 0
         for para, n in zip(main, counts):
             current.append(para)
             done += n
-            if done >= size * (len(chapters) + 1) and len(chapters) + 1 < n_parts:
+            if done >= goal * (len(chapters) + 1) and len(chapters) + 1 < n_parts:
                 chapters.append(RawChapter(f"Part {len(chapters) + 1}", join_paragraphs(current)))
                 current = []
         if current:
@@ -347,7 +407,7 @@ def _split_without_headings(paras: list[str], specials: list[_Candidate]) -> tup
     warnings = []
     if parts > 1:
         warnings.append(f"No chapter headings were found, so the text was cut into {parts} parts "
-                        f"of about {PART_WORDS:,} words.")
+                        f"of about {size:,} words.")
     return chapters, warnings
 
 

@@ -21,24 +21,24 @@ class _Packer:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.chunks: list[str] = []
-        self.paras: list[str] = []  # paragraphs (or paragraph pieces) of the passage being built
+        self.paras: list[list[str]] = []  # the pieces of each paragraph (or paragraph part) of the passage being built
         self.words = 0
 
     def room(self) -> int:
         return self.limit - self.words
 
-    def add(self, words: list[str], new_paragraph: bool) -> None:
-        """Append words that are known to fit; continue the last paragraph unless `new_paragraph`."""
-        text = " ".join(words)
+    def add(self, text: str, count: int, new_paragraph: bool) -> None:
+        """Append `count` words (single-spaced `text`) known to fit; continue the last paragraph unless
+        `new_paragraph`. Pieces are joined once, at flush: appending to a string would copy it every time."""
         if new_paragraph or not self.paras:
-            self.paras.append(text)
+            self.paras.append([text])
         else:
-            self.paras[-1] += " " + text
-        self.words += len(words)
+            self.paras[-1].append(text)
+        self.words += count
 
     def flush(self) -> None:
         if self.paras:
-            self.chunks.append("\n\n".join(self.paras))
+            self.chunks.append("\n\n".join(" ".join(pieces) for pieces in self.paras))
         self.paras, self.words = [], 0
 
 
@@ -52,11 +52,11 @@ def chunk_text(text: str, max_words: int = 240) -> list[str]:
         if not words:
             continue
         if len(words) <= packer.room():
-            packer.add(words, new_paragraph=True)
+            packer.add(" ".join(words), len(words), new_paragraph=True)
             continue
         if len(words) <= max_words and packer.words >= max_words // 2:
             packer.flush()
-            packer.add(words, new_paragraph=True)
+            packer.add(" ".join(words), len(words), new_paragraph=True)
             continue
         _add_sentences(packer, para)
     packer.flush()
@@ -65,19 +65,24 @@ def chunk_text(text: str, max_words: int = 240) -> list[str]:
 
 def _add_sentences(packer: _Packer, para: str) -> None:
     new_paragraph = True
-    for sentence in split_sentences(para):
-        words = sentence.split()
-        if len(words) > packer.room():
+    for sentence in split_sentences(para):  # single-spaced already
+        count = sentence.count(" ") + 1
+        if count > packer.room():
             packer.flush()
             new_paragraph = True
+        if count <= packer.limit:
+            packer.add(sentence, count, new_paragraph)
+            new_paragraph = False
+            continue
         # One sentence longer than a passage is cut at word boundaries. An offset walks through it: re-slicing
         # the rest after every cut copied it each time, quadratic in a million-word "sentence" (a verse file).
+        words = sentence.split(" ")
         start = 0
         while len(words) - start > packer.limit:
-            packer.add(words[start:start + packer.limit], new_paragraph)
+            packer.add(" ".join(words[start:start + packer.limit]), packer.limit, new_paragraph)
             packer.flush()
             start += packer.limit
             new_paragraph = False
         if start < len(words):
-            packer.add(words[start:], new_paragraph)
+            packer.add(" ".join(words[start:]), len(words) - start, new_paragraph)
             new_paragraph = False

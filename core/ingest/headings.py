@@ -52,6 +52,11 @@ _KEYWORD_LINE = re.compile(r"(?P<kw>" + "|".join(sorted({*CHAPTER_KEYWORDS, *CON
 _TITLED_CONTAINER = re.compile(r"[^\W\d_][\w'’ ,-]*\s(?P<kw>PART|BOOK|VOLUME)\s+(?P<rest>\S.*)")
 _BARE_LINE = re.compile(r"(?P<num>[IVXLCDM]+|\d{1,3})(?P<sep>\s*[.:)\]—–-]?)\s*(?P<title>.*)")
 _SPECIAL_LINE = re.compile(r"(?P<kw>(?:the\s+)?(?:" + _SPECIALS + r"))\b(?P<rest>.*)", re.IGNORECASE)
+# What every heading line starts with (contents, "The End", a keyword, a special, a numeral): lines that start
+# otherwise are turned away before the six patterns are tried, which a text of a million short lines makes count.
+_MAYBE_HEADING = re.compile(r"(?i:table|contents|list|illustrations|the|finis|"
+                            + "|".join(sorted({*CHAPTER_KEYWORDS, *CONTAINER_KEYWORDS}, key=len, reverse=True))
+                            + "|" + _SPECIALS + r")|[IVXLCDM]|\d")
 _TOC_LINE = re.compile(r"(?:table\s+of\s+)?contents|(?:list\s+of\s+)?illustrations", re.IGNORECASE)
 _END_LINE = re.compile(r"(?:the\s+end|finis)\W*", re.IGNORECASE)
 _SEPARATOR = re.compile(r"\s*[.:)\]—–-]+\s*|\s+")
@@ -102,6 +107,8 @@ def classify_line(line: str) -> Heading | None:
     if not s or len(s) > 120:
         return None
     s = s.strip("_*")  # Gutenberg italics / markdown emphasis around a whole heading
+    if not _MAYBE_HEADING.match(s) and not s.isupper():  # a capitals line may be "LITTLE WOMEN PART 2"
+        return None
     if _TOC_LINE.fullmatch(s.rstrip(".:")) and s[0].isupper():
         return Heading("toc", "toc", None, "Contents")
     if _END_LINE.fullmatch(s) and s[0].isupper():

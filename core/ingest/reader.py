@@ -14,7 +14,7 @@ from core.ingest.headings import classify_line, looks_like_title, tidy_title
 from core.ingest.markdown import read_markdown
 from core.ingest.models import ParsedBook
 from core.ingest.pdf import read_pdf
-from core.ingest.text import decode_text
+from core.ingest.text import decode_text, has_readable_words
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def read_book(filename: str, data: bytes) -> ParsedBook:
     except Exception as exc:  # noqa: BLE001 - the contract is "only IngestError for bad input"
         log.warning("unexpected error while reading %r", filename, exc_info=True)
         raise IngestError("This file could not be read; it may be damaged or in an unexpected format.") from exc
-    if not any(ch.text.strip() for ch in book.chapters):
+    if not any(has_readable_words(ch.text) for ch in book.chapters):
         raise IngestError("No readable text was found in this file: check that it is the book itself.")
     return book
 

@@ -18,8 +18,14 @@ _ABBREVIATIONS = {
     "vs", "viz", "cf", "al", "approx", "ca",
 }
 _BEFORE_NUMBER = {"No", "Nos", "no", "nos", "p", "pp", "Vol", "vol", "Art", "art", "Op", "op", "Nr", "nr"}
-_END = re.compile(r"(?:\.{2,}|…|[.!?])+[\"'”’)\]_*]*(?=\s)")
-_NEXT = re.compile(r"\s+([\"'“‘(\[_*]*)(\S)")
+# A word ending in a run of end marks ("?!", "...", "…") and closing quotes, then white space, any opening quotes or
+# brackets and the first character of what follows (inside the lookahead, so the next match can start there). The
+# word is captured for the abbreviation checks; matches start at word starts only, and the lookbehind lets a run of
+# marks start only where the run starts, so nothing is tried twice: "(?:\.{2,}|…|[.!?])+", the first form of the
+# marks, took exponential time on a run of dots not followed by white space ("a .........x": 24 dots, 2 s; 40,
+# forever), and looking the word up by slicing the paragraph before it was quadratic in a million-sentence paragraph.
+_END = re.compile(r"(?<!\S)(?P<word>\S*?)(?P<marks>(?<![.!?…])[.!?…]+[\"'”’)\]_*]*)"
+                  r"(?=\s+(?P<open>[\"'“‘(\[_*]*)(?P<first>\S))")
 _QUOTE = re.compile(r"[“”\"‘’]")
 _INITIALISM = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
@@ -35,23 +41,36 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+def next_sentence_start(text: str, pos: int, stop: int) -> int | None:
+    """Where the first sentence that starts in text[pos:stop] after a sentence end starts, or None. The quotations
+    open at `pos` are not known, so an ellipsis there ends a sentence as it does outside quotations."""
+    for m in _END.finditer(text, pos, stop):
+        first = m.group("first")
+        if (first.isupper() or first.isdigit()) and _is_boundary(m, 0):
+            return m.start("open")
+    return None
+
+
 def _split_paragraph(para: str) -> list[str]:
+    para = " ".join(para.split())  # once here, so that each sentence is a plain slice
     out: list[str] = []
     start = 0
     depth = 0  # how many quotations are open at the scan position
     scanned = 0
+    quotes = _QUOTE.search(para) is not None
     for m in _END.finditer(para):
-        nxt = _NEXT.match(para, m.end())
-        if nxt is None:
-            continue
-        depth = _quote_depth(para, scanned, m.start(), depth)
-        scanned = m.start()
-        if _is_boundary(para, m, nxt, depth):
-            out.append(" ".join(para[start:m.end()].split()))
-            start = nxt.start(1)
-    tail = " ".join(para[start:].split())
-    if tail:
-        out.append(tail)
+        first = m.group("first")
+        if not (first.isupper() or first.isdigit()):
+            continue  # no sentence starts in lower case; the quotations before are counted at the next candidate
+        if quotes:
+            marks = m.start("marks")
+            depth = _quote_depth(para, scanned, marks, depth)
+            scanned = marks
+        if _is_boundary(m, depth):
+            out.append(para[start:m.end()])
+            start = m.end() + 1
+    if start < len(para):
+        out.append(para[start:])
     return out
 
 
@@ -70,21 +89,19 @@ def _quote_depth(para: str, begin: int, end: int, depth: int) -> int:
     return depth
 
 
-def _is_boundary(para: str, end: re.Match[str], nxt: re.Match[str], depth: int) -> bool:
-    first = nxt.group(2)
-    if not (first.isupper() or first.isdigit()):
-        return False
-    punct = end.group().rstrip("\"'”’)]_*")
-    closes_quote = punct != end.group()
+def _is_boundary(end: re.Match[str], depth: int) -> bool:
+    """Whether the end marks matched by `end` (followed by a capital or a digit) end a sentence."""
+    marks = end.group("marks")
+    punct = marks.rstrip("\"'”’)]_*")
     if punct.endswith(("..", "…")):
-        return closes_quote or depth == 0
+        return punct != marks or depth == 0  # an ellipsis that closes a quotation, or outside one
     if not punct.endswith("."):
         return True
-    token = para[:end.start()].rsplit(None, 1)[-1].lstrip("\"'“‘([_*")
+    token = end.group("word").lstrip("\"'“‘([_*")
     if token in _ABBREVIATIONS or (token.isupper() and token.capitalize() in _ABBREVIATIONS):
         return False
     if len(token) == 1 and token.isupper() and token != "I":
         return False  # an initial, as in "H. G. Wells"
-    if _INITIALISM.fullmatch(token):
+    if "." in token and _INITIALISM.fullmatch(token):
         return False
-    return not (first.isdigit() and token in _BEFORE_NUMBER)
+    return not (end.group("first").isdigit() and token in _BEFORE_NUMBER)

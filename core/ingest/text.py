@@ -50,6 +50,10 @@ _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\x1a\ufffe\uffff]")
 _HIGH_BYTES = bytes(range(128, 256))
 _ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
 _WESTERN_NON_ASCII_LIMIT = 0.3
+MAX_WORD_CHARS = 200  # a "word" longer than this (a run of characters without white space) is not readable text
+# A white-space-delimited word of at most MAX_WORD_CHARS characters with a letter or digit in it. The lookahead bounds
+# the word before anything else is tried, so a 25 MB file without white space costs one scan, not a quadratic one.
+_READABLE_WORD = re.compile(r"(?<!\S)(?=\S{1,%d}(?!\S))\S*?[^\W_]" % MAX_WORD_CHARS)
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
@@ -64,6 +68,11 @@ def decode_text(data: bytes) -> tuple[str, str]:
     if not text.strip():
         raise IngestError("The file contains only blank space: choose a file that contains the book's text.")
     return text, encoding
+
+
+def has_readable_words(text: str) -> bool:
+    """Whether `text` holds at least one word: one line of text does, a 5 MB run of letters without a space does not."""
+    return _READABLE_WORD.search(text) is not None
 
 
 def normalise_text(text: str) -> str:

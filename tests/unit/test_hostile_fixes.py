@@ -84,9 +84,11 @@ def test_leading_one_word_paragraphs_are_skipped_in_linear_time() -> None:
 
 
 def test_the_parts_warning_counts_the_parts_that_were_made() -> None:
-    verse = "\n".join(["A short line of verse"] * 5000)  # 25,000 words, no blank line: one paragraph, one part
-    book = read_book("poem.txt", verse.encode())
-    assert len(book.chapters) == 1 and not any("parts" in w for w in book.warnings)
+    verse = "\n".join(["A short line of verse"] * 5000)  # 25,000 words, no blank line: one paragraph...
+    book = read_book("poem.txt", verse.encode())  # ...cut at line ends into parts of at most 5,000 words
+    assert len(book.chapters) == 7 and f"cut into {len(book.chapters)} parts" in " ".join(book.warnings)
+    assert all(len(ch.text.split()) <= 5000 for ch in book.chapters)
+    assert "\n".join(ch.text for ch in book.chapters) == verse
     prose = "\n\n".join([STORY * 10] * 40)  # 6,800 words in paragraphs: cut into 3 parts
     book = read_book("prose.txt", prose.encode())
     assert len(book.chapters) == 3 and "cut into 3 parts" in " ".join(book.warnings)
