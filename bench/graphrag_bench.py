@@ -69,7 +69,10 @@ def open_store(name: str, docs: list[tuple[str, str]], rebuild: bool = False) ->
     from core.services.library import import_book
     from storage.repository import SqlStore
     CACHE.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha1((VERSION + "".join(n + hashlib.sha1(t.encode()).hexdigest() for n, t in docs))
+    # the importer's code is part of the key: a change to chapter detection or chunking makes different passages
+    importer = "".join(hashlib.sha1(f.read_bytes()).hexdigest()
+                       for f in sorted((ROOT / "core" / "ingest").glob("*.py")))
+    digest = hashlib.sha1((VERSION + importer + "".join(n + hashlib.sha1(t.encode()).hexdigest() for n, t in docs))
                           .encode()).hexdigest()[:12]
     path = CACHE / f"{name}-{digest}.db"
     if path.exists() and not rebuild:
