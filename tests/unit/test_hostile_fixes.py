@@ -83,6 +83,15 @@ def test_leading_one_word_paragraphs_are_skipped_in_linear_time() -> None:
     assert "Mary Smith" in book.chapters[0].text
 
 
+def test_many_front_matter_headings_before_the_chapters_are_linear() -> None:
+    # Each "Preface" before the first chapter looked for the next heading by listing every later one: quadratic.
+    front = "Preface\n\n" + STORY * 2 + "\n\n"
+    data = (front * 20_000 + f"Chapter 1\n\n{STORY * 20}\n\nChapter 2\n\n{STORY * 20}").encode()
+    book, seconds = _timed(read_book, "b.txt", data)
+    assert seconds < 5, f"{seconds:.1f} s"
+    assert [c.title for c in book.chapters][-2:] == ["Chapter 1", "Chapter 2"]
+
+
 def test_the_parts_warning_counts_the_parts_that_were_made() -> None:
     verse = "\n".join(["A short line of verse"] * 5000)  # 25,000 words, no blank line: one paragraph...
     book = read_book("poem.txt", verse.encode())  # ...cut at line ends into parts of at most 5,000 words
