@@ -11,6 +11,9 @@ from core.ingest import IngestError
 from core.services import library
 
 
+DUPLICATE_STATUS = 3  # exit status of `ingest` refusing a file already in the library
+
+
 def _progress(done: int, total: int, message: str) -> None:
     if sys.stderr.isatty():
         print(f"[{done}/{total}] {message}", file=sys.stderr)
@@ -27,7 +30,11 @@ def cmd_ingest(args: argparse.Namespace) -> dict[str, Any]:
         raise CliError(f"Cannot read {args.path}: {exc.strerror}") from exc
     store = open_store()
     try:
-        work = library.import_book(store, path.name, data, title=args.title, on_progress=_progress)
+        work = library.import_book(store, path.name, data, title=args.title, on_progress=_progress,
+                                   allow_copy=args.copy)
+    except library.AlreadyInLibrary as exc:
+        raise CliError(f"{exc} Open it (cli.py chapters {exc.existing.id}), or pass --copy to import another copy.",
+                       status=DUPLICATE_STATUS) from exc
     except IngestError as exc:
         raise CliError(str(exc)) from exc
     chapters = store.list_chapters(work.id)
@@ -81,6 +88,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_json_flag(sub.add_parser("ingest", help="import a .txt, .md, .epub, .docx or .pdf book"))
     p.add_argument("path")
     p.add_argument("--title", default=None)
+    p.add_argument("--copy", action="store_true",
+                   help="import the file even when the same file is already in the library (as a second work)")
     p.set_defaults(func=cmd_ingest)
 
     add_json_flag(sub.add_parser("works", help="list the library")).set_defaults(func=cmd_works)

@@ -11,27 +11,65 @@ from pages._shared import get_store, plain, select_work
 store = get_store()
 st.title("Library")
 
+
+def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> None:
+    """One import in a status box; a file already in the library is kept for the choice drawn below the form."""
+    with st.status(f"Importing {library.clean_filename(name)}…", expanded=True) as status:
+        bar = st.progress(0.0)
+        try:
+            work = library.import_book(store, name, data, title=title, allow_copy=allow_copy,
+                                       on_progress=lambda d, t, m: bar.progress(d / t, text=m))
+        except library.AlreadyInLibrary as exc:  # the same file: the user chooses below
+            status.update(label="This file is already in the library", state="complete", expanded=False)
+            st.session_state["pending_import"] = (name, data, title, exc.existing.id)
+        except IngestError as exc:
+            status.update(label="Import failed: nothing was saved", state="error", expanded=True)
+            st.error(plain(str(exc)))
+        else:
+            status.update(label=f"Imported “{work.title}”: {work.chapter_count} chapters, "
+                                f"{work.word_count:,} words", state="complete")
+            select_work(work.id)
+
+
 with st.expander("Import a book (.txt, .md, .epub, .docx or .pdf)", expanded=not store.list_works()):
     with st.form("import", clear_on_submit=True):
         upload = st.file_uploader("Book file", type=["txt", "md", "markdown", "epub", "docx", "pdf"])
         title = st.text_input("Title (optional: taken from the book when empty)")
         submitted = st.form_submit_button("Import", type="primary")
+
     if submitted:
         if upload is None:
             st.warning("Choose a file first.")
         else:
-            with st.status(f"Importing {library.clean_filename(upload.name)}…", expanded=True) as status:
-                bar = st.progress(0.0)
-                try:
-                    work = library.import_book(store, upload.name, upload.getvalue(), title=title or None,
-                                               on_progress=lambda d, t, m: bar.progress(d / t, text=m))
-                except IngestError as exc:
-                    status.update(label="Import failed: nothing was saved", state="error", expanded=True)
-                    st.error(plain(str(exc)))
-                else:
-                    status.update(label=f"Imported “{work.title}”: {work.chapter_count} chapters, "
-                                        f"{work.word_count:,} words", state="complete")
-                    select_work(work.id)
+            run_import(upload.name, upload.getvalue(), title or None, allow_copy=False)
+
+# The same file imported twice: open the work already there, import a copy, or cancel.
+if pending := st.session_state.get("pending_import"):
+    name, data, pending_title, existing_id = pending
+    try:
+        existing = store.get_work(existing_id)
+    except NotFound:  # deleted since: nothing to choose between
+        del st.session_state["pending_import"]
+        run_import(name, data, pending_title, allow_copy=True)
+    else:
+        box = st.empty()
+        with box.container(border=True):
+            st.warning(f"{plain(library.clean_filename(name))} is already in the library as "
+                       f"“{plain(existing.title)}” (#{existing.id}). Open that work, or import the file again "
+                       "as a copy?")
+            open_col, copy_col, cancel_col = st.columns(3)
+            opened = open_col.button("Open the existing work", key="duplicate_open", type="primary")
+            copied = copy_col.button("Import a copy", key="duplicate_copy")
+            cancelled = cancel_col.button("Cancel", key="duplicate_cancel")
+        if opened or copied or cancelled:
+            del st.session_state["pending_import"]
+            box.empty()
+        if opened:
+            select_work(existing.id)
+            st.session_state["read_chapter"] = 1
+            st.switch_page("pages/read.py")
+        elif copied:
+            run_import(name, data, pending_title, allow_copy=True)
 
 with st.expander("Start a new story"):
     with st.form("new_story", clear_on_submit=True):

@@ -23,6 +23,8 @@ class WorkRow(Base):
     kind: Mapped[str] = mapped_column(String(20))
     settings: Mapped[dict] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # SHA-256 (hex) of the imported file's bytes: a second import of the same file is recognised (migration 0007)
+    content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     chapters: Mapped[list["ChapterRow"]] = relationship(
         back_populates="work", cascade="all, delete-orphan", passive_deletes=True, order_by="ChapterRow.index")
 

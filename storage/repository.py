@@ -71,9 +71,10 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository):
         return {wid: (n, int(w)) for wid, n, w in s.execute(q)}
 
     def create_work(self, title: str, author: str | None, kind: WorkKind, settings: dict[str, Any],
-                    chapters: list[NewChapter]) -> Work:
+                    chapters: list[NewChapter], content_sha256: str | None = None) -> Work:
         with self.session() as s:
-            row = WorkRow(title=title, author=author, kind=kind.value, settings=settings, created_at=utcnow())
+            row = WorkRow(title=title, author=author, kind=kind.value, settings=settings, created_at=utcnow(),
+                          content_sha256=content_sha256)
             s.add(row)
             s.flush()
             for i, ch in enumerate(chapters, start=1):
@@ -96,6 +97,13 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository):
     def list_works(self) -> list[Work]:
         with self.session() as s:
             rows = list(s.scalars(select(WorkRow).order_by(WorkRow.id)))
+            counts = self._counts(s, [r.id for r in rows])
+            return [_work(r, *counts.get(r.id, (0, 0))) for r in rows]
+
+    def find_works_by_content(self, content_sha256: str) -> list[Work]:
+        with self.session() as s:
+            rows = list(s.scalars(select(WorkRow).where(WorkRow.content_sha256 == content_sha256)
+                                  .order_by(WorkRow.id)))
             counts = self._counts(s, [r.id for r in rows])
             return [_work(r, *counts.get(r.id, (0, 0))) for r in rows]
 

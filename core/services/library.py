@@ -1,6 +1,7 @@
 """Library use cases: import a book, list and read works, rename, delete, start an empty story, seed the sample."""
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Callable
@@ -68,14 +69,38 @@ def parse_upload(filename: str, data: bytes) -> ParsedBook:
     return book
 
 
+class AlreadyInLibrary(IngestError):
+    """The same file was imported before: the caller offers to open `existing`, or imports a copy."""
+
+    def __init__(self, existing: Work) -> None:
+        super().__init__(f"This file is already in the library as “{existing.title}” (work {existing.id}).")
+        self.existing = existing
+
+
+def content_hash(data: bytes) -> str:
+    """What recognises a file imported twice: the SHA-256 of its bytes (the same book saved again with other line
+    endings or another encoding is a different file)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def find_same_book(store: Store, data: bytes) -> Work | None:
+    """The work first imported from these very bytes, if it is still in the library."""
+    works = store.find_works_by_content(content_hash(data))
+    return works[0] if works else None
+
+
 def import_book(store: Store, filename: str, data: bytes, title: str | None = None,
-                on_progress: ProgressFn | None = None) -> Work:
+                on_progress: ProgressFn | None = None, allow_copy: bool = True) -> Work:
     """Parse, split into chapters, cut passages and store the book in one transaction.
 
-    Either the whole work is stored or nothing is: a failure at any point leaves the database unchanged.
+    Either the whole work is stored or nothing is: a failure at any point leaves the database unchanged. With
+    `allow_copy=False` a file already imported is refused with AlreadyInLibrary before it is parsed.
     """
     report = on_progress or (lambda done, total, msg: None)
     report(0, 3, "Reading the file")
+    digest = content_hash(data)
+    if not allow_copy and (same := store.find_works_by_content(digest)):
+        raise AlreadyInLibrary(same[0])
     book = parse_upload(filename, data)
     report(1, 3, f"Found {len(book.chapters)} chapters; cutting passages")
     chapters = [NewChapter(title=clean_title(ch.title), text=ch.text, chunks=chunk_text(ch.text),
@@ -84,7 +109,8 @@ def import_book(store: Store, filename: str, data: bytes, title: str | None = No
     final_title = clean_title(title) if title and title.strip() else (
         clean_title(book.title) if book.title else _title_from_filename(filename))
     work = store.create_work(final_title, book.author, WorkKind.BOOK,
-                             {"source_file": clean_filename(filename), "warnings": book.warnings}, chapters)
+                             {"source_file": clean_filename(filename), "warnings": book.warnings}, chapters,
+                             content_sha256=digest)
     report(3, 3, "Done")
     return work
 
@@ -135,5 +161,6 @@ def edit_chapter(store: Store, work_id: int, index: int, text: str, expected_rev
     return store.update_chapter(work_id, index, text, chunk_text(text), expected_revision)
 
 
-__all__ = ["IngestError", "import_book", "parse_upload", "create_story", "rename_work", "ensure_sample",
-           "clean_filename", "clean_title", "chapter_table", "edit_chapter"]
+__all__ = ["IngestError", "AlreadyInLibrary", "import_book", "find_same_book", "content_hash", "parse_upload",
+           "create_story", "rename_work", "ensure_sample", "clean_filename", "clean_title", "chapter_table",
+           "edit_chapter"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import page
+from tests.app.conftest import ROOT, page
 
 STORY = ("Chapter 1\n\nAnna walked to the harbour and watched the boats. " * 30 +
          "\n\nChapter 2\n\nThe storm came in the night, and Anna lit the lamp. " * 30).encode()
@@ -58,3 +58,47 @@ def test_rename_and_delete_with_confirmation(app_db: str) -> None:
     at.button(key="confirm_delete").click().run()
     assert not at.exception, at.exception
     assert _store().list_works() == []
+
+
+def _upload(at: AppTest, name: str, data: bytes) -> None:
+    at.file_uploader[0].upload(name, data, "text/plain")
+    [b for b in at.button if b.label == "Import"][0].click().run()
+    assert not at.exception, at.exception
+
+
+def test_importing_the_same_file_again_asks_to_open_it_or_import_a_copy(app_db: str) -> None:
+    # Through app.py, so that "Open the existing work" can switch to the Read page (the sample book is seeded too).
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    before = len(_store().list_works())
+    _upload(at, "harbour_story.txt", STORY)
+    first = _store().list_works()[-1]
+    _upload(at, "harbour_story.txt", STORY)
+    assert len(_store().list_works()) == before + 1, "nothing is imported before the user chooses"
+    question = [w.value for w in at.warning if "already in the library" in w.value]
+    assert question and f"#{first.id}" in question[0]
+    at.button(key="duplicate_copy").click().run()
+    assert not at.exception, at.exception
+    works = _store().list_works()
+    assert len(works) == before + 2 and works[-1].chapter_count == first.chapter_count
+    assert not [w for w in at.warning if "already in the library" in w.value]
+
+    _upload(at, "harbour_story.txt", STORY)  # once more: cancel keeps the library as it is
+    at.button(key="duplicate_cancel").click().run()
+    assert len(_store().list_works()) == before + 2 and "pending_import" not in at.session_state
+    assert not [w for w in at.warning if "already in the library" in w.value]
+
+    _upload(at, "copy of the harbour.txt", STORY)  # another name, the same bytes: still the same book
+    at.button(key="duplicate_open").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["work_id"] == first.id and len(_store().list_works()) == before + 2
+    assert not [b for b in at.button if b.label == "Import"], "the Read page is shown, not the Library"
+
+
+def test_a_different_file_is_imported_without_a_question(app_db: str) -> None:
+    at = _open()
+    _upload(at, "harbour_story.txt", STORY)
+    _upload(at, "harbour_story_2.txt", STORY + b"\n\nOne more line at the end of the book.")
+    assert len(_store().list_works()) == 2
+    assert not [w for w in at.warning if "already in the library" in w.value]
