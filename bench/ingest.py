@@ -1,11 +1,12 @@
-"""Import speed and chapter detection for the 11 novels and 2 EPUBs, and .docx/.pdf editions of three of them (a temp
-SQLite file, the real service).
+"""Import speed and chapter detection for the 11 novels and 2 EPUBs, .docx/.pdf editions of three of them,
+GraphRAG-Bench's ten flattened novels, and pathological shapes up to 25 MB (a temp SQLite file, the real service).
 
     .venv/bin/python bench/ingest.py            # prints a Markdown table, writes bench/results/ingest.json
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 import time
@@ -42,7 +43,9 @@ def main() -> None:
                          "words_per_s": round(work.word_count / seconds), "first": chapters[0].title,
                          "last": chapters[-1].title})
         editions = edition_rows(store)
+        flattened = graphrag_rows(store)
         store.engine.dispose()
+    shapes, machine = shape_rows()
     total_words = sum(r["words"] for r in rows)
     total_s = sum(r["seconds"] for r in rows)
     print(table(rows, ["book", "chapters", "words", "chunks", "seconds", "ratio", "words_per_s", "first", "last"]))
@@ -52,8 +55,13 @@ def main() -> None:
     print("\nWord and PDF editions made by tests/support/book_files.py, against the .txt import of the same novel:\n")
     print(table(editions, ["book", "format", "MB", "chapters", "txt_chapters", "words", "words_vs_txt", "seconds",
                            "txt_seconds", "MB_per_s"]))
+    print("\nGraphRAG-Bench's novels, each a whole book on one line:\n")
+    print(table(flattened, ["book", "MB", "chapters", "headings", "max_words", "min_words", "seconds", "first"]))
+    print(f"\nPathological shapes (each imported in a forked child; {machine}):\n")
+    print(table(shapes, ["shape", "MB", "outcome", "chapters", "max_words", "seconds", "s_per_MB", "peak_MB"]))
     path = write_results("ingest", {"rows": rows, "total_words": total_words, "total_seconds": total_s,
-                                      "baseline_seconds": total_base, "editions": editions})
+                                      "baseline_seconds": total_base, "editions": editions,
+                                      "graphrag_bench_books": flattened, "shapes": shapes, "shapes_machine": machine})
     print(f"wrote {path}")
 
 
@@ -87,6 +95,63 @@ def edition_rows(store: SqlStore) -> list[dict]:
                          "seconds": round(seconds, 3), "txt_seconds": round(txt_seconds, 3),
                          "MB_per_s": round(len(data) / 1e6 / seconds, 2)})
     return rows
+
+
+def graphrag_rows(store: SqlStore) -> list[dict]:
+    """GraphRAG-Bench's ten dev novels, flattened onto one line each: chapters found (headings inside the running text,
+    else sections of about 4,000 words), the longest and shortest, and seconds (the fastest of three imports)."""
+    rows = []
+    for path in sorted((SHARED_DATA / "graphrag_bench_novel" / "books").glob("*.txt")):
+        data = path.read_bytes()
+        work, seconds = _fastest_import(store, path.name, data)
+        chapters = store.list_chapters(work.id)
+        words = [c.word_count for c in chapters]
+        parts = sum(c.title.startswith("Part ") for c in chapters)
+        rows.append({"book": path.stem, "MB": round(len(data) / 1e6, 3), "chapters": len(chapters),
+                     "headings": "no" if parts == len(chapters) else "yes", "max_words": max(words),
+                     "min_words": min(words), "seconds": round(seconds, 3), "first": chapters[0].title})
+    return rows
+
+
+def shape_rows() -> tuple[list[dict], str]:
+    """Each pathological shape of tests/support/hostile_shapes.py at the size issue 19 names and at 25 MB, imported
+    in a forked child (seconds and peak memory growth of the child): the goal is 30 s for 25 MB, 1.2 s/MB."""
+    from tests.support.hostile import import_in_child
+    from tests.support.hostile_shapes import SHAPES
+
+    load_before = os.getloadavg()[0]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, shape in SHAPES.items():
+            scaled = shape.units_for(25_000_000)
+            for units in [shape.full] + ([scaled] if scaled > shape.full * 1.05 else []):
+                url = f"sqlite:///{Path(tmp) / f'{name}-{units}.db'}"
+                SqlStore.from_url(url).engine.dispose()
+                data = shape.make(units)
+                outcome = import_in_child(url, shape.filename, data, timeout=600)
+                mb = len(data) / 1e6
+                row = {"shape": name, "MB": round(mb, 1), "outcome": outcome.kind, "chapters": 0, "max_words": 0,
+                       "seconds": round(outcome.seconds, 2), "s_per_MB": round(outcome.seconds / mb, 3),
+                       "peak_MB": round(outcome.peak_mb)}
+                if outcome.work_id is not None:
+                    store = SqlStore.from_url(url)
+                    words = [c.word_count for c in store.list_chapters(outcome.work_id)]
+                    row.update(chapters=len(words), max_words=max(words))
+                    store.engine.dispose()
+                rows.append(row)
+    machine = (f"{_cpu_name()}, {os.cpu_count()} cores, load average {load_before:.1f} before and "
+               f"{os.getloadavg()[0]:.1f} after")
+    return rows, machine
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
 
 
 def _fastest_import(store: SqlStore, name: str, data: bytes, runs: int = 3) -> tuple[Work, float]:
