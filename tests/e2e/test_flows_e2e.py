@@ -121,7 +121,7 @@ def test_graph_build_step_through_chapters_and_open_an_entity(ui) -> None:  # no
     page.get_by_role("slider", name="Graph as of chapter").wait_for()
     shown_all, total_all, relations_all, chapter = graph_counts(page)
     assert chapter == 7 and 0 < shown_all <= total_all and relations_all > 0
-    assert page.locator("iframe").first.is_visible()
+    page.locator("iframe").first.wait_for(state="visible")  # the drawing may land a moment after the caption
 
     move_slider(page, "Graph as of chapter", "Home", 1)
     page.get_by_text(re.compile(r"entities and \d+ relations shown \(chapters 1-1;")).wait_for()
