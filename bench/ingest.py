@@ -21,7 +21,8 @@ from storage.repository import SqlStore
 
 
 def main() -> None:
-    files = sorted((SHARED_DATA / "novels" / "txt").glob("*.txt")) + sorted((SHARED_DATA / "novels" / "epub").glob("*.epub"))
+    files = (sorted((SHARED_DATA / "novels" / "txt").glob("*.txt"))
+             + sorted((SHARED_DATA / "novels" / "epub").glob("*.epub")))
     if not files:
         raise SystemExit(f"no novels under {SHARED_DATA}")
     rows = []

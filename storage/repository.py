@@ -15,13 +15,13 @@ from storage.db import make_engine, migrate, session_factory
 from storage.kg_repository import KgRepository
 from storage.narco_repository import NarcoRepository
 from storage.summary_repository import SummaryRepository
-from storage.models import (ChapterAnalysisRow, ChapterRevisionRow, ChapterRow, ChunkRow, JobRow, LlmCallRow, MetaRow, WorkRow,
-                            utcnow)
+from storage.models import (ChapterAnalysisRow, ChapterRevisionRow, ChapterRow, ChunkRow, JobRow, LlmCallRow, MetaRow,
+                            WorkRow, utcnow)
 
 
 def _work(row: WorkRow, chapters: int = 0, words: int = 0) -> Work:
-    return Work(id=row.id, title=row.title, author=row.author, kind=WorkKind(row.kind), settings=dict(row.settings or {}),
-                created_at=row.created_at, chapter_count=chapters, word_count=words)
+    return Work(id=row.id, title=row.title, author=row.author, kind=WorkKind(row.kind),
+                settings=dict(row.settings or {}), created_at=row.created_at, chapter_count=chapters, word_count=words)
 
 
 def _chapter(row: ChapterRow) -> Chapter:

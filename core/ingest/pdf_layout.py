@@ -181,7 +181,8 @@ def paragraphs(lines: list[Line], words: Counter[str]) -> list[str]:
 
 
 def _typical_pitch(lines: list[Line]) -> float:
-    pitches = [a.baseline - b.baseline for a, b in zip(lines, lines[1:]) if a.page == b.page and a.baseline > b.baseline]
+    pitches = [a.baseline - b.baseline for a, b in zip(lines, lines[1:])
+               if a.page == b.page and a.baseline > b.baseline]
     return statistics.median(pitches) if pitches else max(line.size for line in lines) * 1.2
 
 

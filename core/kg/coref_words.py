@@ -65,8 +65,8 @@ PLACE_SUFFIXES = PLACE_WORDS | frozenset({"sound", "river", "lake", "mountain", 
                                          "cathedral", "college", "gardens", "garden", "row", "crescent", "terrace",
                                          "mount", "forest", "wood", "moor", "heath", "station", "inn", "hotel",
                                          "palace", "cove", "point", "falls", "canyon", "gulch"})
-SPEECH_LEMMAS = SPEECH_VERBS | frozenset("""say says said cry cries cried reply replies replied answer answers answered exclaim
-exclaimed ask asks asked add adds added continue continued observe observed return returned rejoin rejoined whisper
+SPEECH_LEMMAS = SPEECH_VERBS | frozenset("""say says said cry cries cried reply replies replied answer answers answered
+exclaim exclaimed ask asks asked add adds added continue continued observe observed return returned rejoin rejoined whisper
 whispered shout shouted mutter muttered murmur murmured call called think thought laugh laughed sigh sighed smile
 smiled repeat repeated declare declared remark remarked begin began interrupt interrupted resume resumed inquire
 inquired enquire enquired growl growled snarl snarled yell yelled roar roared scream screamed demand demanded
