@@ -1,7 +1,7 @@
 """Knowledge-graph use cases: build (resumable, per chapter), update one chapter, resolve aliases, user decisions.
 
     report = build_graph(store, work_id, on_progress=cb)                 # offline, the default
-    build_graph(store, work_id, extractor="llm", llm=get_llm("openai:gpt-4o-mini"))
+    build_graph(store, work_id, extractor="llm", llm_name="openai:gpt-4o-mini")   # built by llm_service
     update_chapter_graph(store, work_id, 12)                             # after chapter 12 was added or edited
     merge_entities(store, work_id, [3, 17]); split_entity(...); rename_entity(...)
 

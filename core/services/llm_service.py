@@ -126,6 +126,12 @@ def build_llm(store: Store, role: str, cli_override: str | None = None, *, work_
     return metered(store, get_llm(name, settings=settings), role, work_id=work_id, job_id=job_id)
 
 
+def llm_without_store(role: str, cli_override: str | None = None, settings: Settings | None = None) -> LLM:
+    """The LLM for `role` where there is no store to meter into (scoring texts outside a library, a fake's
+    context window): the same name resolution as build_llm, without usage records."""
+    return get_llm(resolve_llm_name(None, role, cli_override, settings), settings=settings)
+
+
 def metered(store: Store, llm: LLM, role: str, *, work_id: int | None = None, job_id: int | None = None) -> MeteredLLM:
     """`llm` metered into the store: build_llm's last step, and the door for a model a caller injects (a fake)."""
     return MeteredLLM(llm, usage_sink(store), role=role, work_id=work_id, job_id=job_id)

@@ -24,7 +24,7 @@ from typing import Any
 from core.domain import JobStatus
 from core.kg.graph import graph_as_of
 from core.kg.types import INTERACTION_RELATIONS
-from core.llm import MeteredLLM, get_llm
+from core.llm import MeteredLLM
 from core.services import llm_service
 from core.services.kg_views import load_graph_data
 from core.store import NotFound
@@ -144,7 +144,7 @@ def context_window_of(llm_name: str, llm: Any = None) -> int:
         from core.llm.anthropic_llm import CONTEXT_WINDOW
         return CONTEXT_WINDOW
     try:
-        return int(getattr(get_llm(llm_name), "context_window", 4096))
+        return int(getattr(llm_service.llm_without_store(ROLE, llm_name), "context_window", 4096))
     except Exception:  # noqa: BLE001 - an estimate falls back to a common size rather than failing
         return 8192
 
@@ -213,7 +213,7 @@ def preview(store: Any, work_id: int, chapter: int, params: SummaryParams, *, ll
     """The KG lines and prompt a KG-mode summary of `chapter` would get (no generation)."""
     require_graph(store, work_id)
     info = _chapters(store, work_id, [chapter])[chapter]
-    llm = llm or get_llm(llm_service.resolve_llm_name(store, ROLE, llm_override))
+    llm = llm or llm_service.build_llm(store, ROLE, llm_override, work_id=work_id)
     kg = KgContext(store, work_id, embed).for_chapter(info.index, params)
     plan = plan_prompt(llm, _inputs(store, work_id, [chapter])[chapter], kg, params.with_(mode="kg"))
     return {"chapter": chapter, "kg_lines": plan.kg_lines, "prompt": plan.prompt, "prompt_tokens": plan.prompt_tokens,
@@ -243,7 +243,7 @@ def summarize(store: Any, work_id: int, *, chapters: Sequence[int] | None = None
     if "kg" in modes:
         require_graph(store, work_id)
     name = getattr(llm, "name", None) or llm_service.resolve_llm_name(store, ROLE, llm_override)
-    llm = llm or get_llm(name)
+    llm = llm or llm_service.build_llm(store, ROLE, name)
     units = [(i, m) for i in infos for m in modes]
     signature = {"units": [list(u) for u in units], "force": force, "llm": name, "params": params.signature()}
     history = _grouped(store, work_id)
@@ -259,8 +259,8 @@ def summarize(store: Any, work_id: int, *, chapters: Sequence[int] | None = None
         store.update_job(job.id, state={"signature": signature, "todo": [list(u) for u in todo]})
     assert job is not None
     first = job.done if resumed else 0
-    metered = MeteredLLM(llm.inner if isinstance(llm, MeteredLLM) else llm, llm_service.usage_sink(store), role=ROLE,
-                         work_id=work_id, job_id=job.id)
+    metered = llm_service.metered(store, llm.inner if isinstance(llm, MeteredLLM) else llm, ROLE, work_id=work_id,
+                                  job_id=job.id)
     kg = KgContext(store, work_id, embed) if "kg" in modes else None
     inputs = _inputs(store, work_id, sorted({c for c, _ in todo}))
     made: list[StoredSummary] = []
@@ -390,5 +390,5 @@ def make_scorer(store: Any = None, *, offline: bool = True, llm: Any = None, llm
     from core.metrics.kgscore_llm import LLMEdgeExtractor
     if llm is None:
         llm = llm_service.build_llm(store, "extraction", llm_override) if store is not None else \
-            get_llm(llm_service.resolve_llm_name(None, "extraction", llm_override))
+            llm_service.llm_without_store("extraction", llm_override)
     return SummaryScorer(LLMEdgeExtractor(llm), **kwargs)
