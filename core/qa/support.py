@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from core.ingest.sentences import split_sentences
+from core.retrieval.hybrid import stemmer
+from core.stopwords import ENGLISH
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> unit row vectors (core.nlp.embed)
 
@@ -47,21 +49,10 @@ NOTHING_TO_CHECK = "The answer has no content words to compare with the passages
 
 # Function words, pronouns, auxiliaries and the fillers of short answers ("Yes.", "Not really."): words that say
 # nothing about whether a passage backs a claim.
-STOPWORDS = frozenset("""a an the and or but if of at by for with about against between into through during before
-after above below to from up down in out on off over under again further then once here there when where why how all
-any both each few more most other some such no nor not only own same so than too very can will just don should now
-is am are was were be been being have has had having do does did doing i me my myself we our ours ourselves you your
-yours yourself yourselves he him his himself she her hers herself it its itself they them their theirs themselves
-what which who whom whose this that these those would could shall may might must mr mrs miss ms also as because
-until while yes yeah yep nope maybe perhaps indeed certainly correct incorrect true false answer unknown one""".split())
+STOPWORDS = ENGLISH | frozenset("""whose ms also as because until while yes yeah yep nope maybe perhaps indeed certainly
+correct incorrect true false answer unknown one""".split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import Stemmer  # PyStemmer (Snowball), as BM25 search uses (core.retrieval.hybrid)
-    return Stemmer.Stemmer("english")
 
 
 @lru_cache(maxsize=16384)  # cited passages recur from question to question
@@ -69,7 +60,7 @@ def content_words(text: str) -> tuple[tuple[str, str], ...]:
     """(stem, surface word) of each content word of `text`, in order; possessives dropped ("Buck's" -> "buck")."""
     surface = [_POSSESSIVE.sub("", w) for w in _WORD.findall(text)]
     kept = [w for w in surface if w and w.lower() not in STOPWORDS and (len(w) > 1 or w.isdigit())]
-    stems = _stemmer().stemWords([w.lower() for w in kept]) if kept else []
+    stems = stemmer().stemWords([w.lower() for w in kept]) if kept else []
     return tuple(zip(stems, kept))
 
 

@@ -31,7 +31,8 @@ def _bm25s():  # type: ignore[no-untyped-def]
 
 
 @lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
+def stemmer():  # type: ignore[no-untyped-def]
+    """PyStemmer's English Snowball stemmer (BM25 search and the answer-support check stem alike)."""
     import Stemmer
     return Stemmer.Stemmer("english")
 
@@ -40,7 +41,7 @@ def tokenize(texts: Sequence[str]) -> list[list[str]]:
     """Lower-cased, English-stopword-free, Snowball-stemmed word lists (bm25s's tokenizer)."""
     if not texts:
         return []
-    return _bm25s().tokenize(list(texts), stopwords="en", stemmer=_stemmer().stemWords, return_ids=False,
+    return _bm25s().tokenize(list(texts), stopwords="en", stemmer=stemmer().stemWords, return_ids=False,
                           show_progress=False)
 
 
