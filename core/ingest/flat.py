@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from core.ingest.headings import _NUMBER_WORDS, CHAPTER_KEYWORDS, Heading, _take_number, looks_like_title
+from core.ingest.headings import NUMBER_WORDS, CHAPTER_KEYWORDS, Heading, take_number, looks_like_title
 from core.ingest.sentences import next_sentence_start
 
 GIANT_PARAGRAPH_WORDS = 2000  # longer than any real paragraph (the longest in the test novels is under 700 words)
@@ -43,7 +43,7 @@ _COUNT_BLOCK = 1 << 20  # characters counted at a time
 _WINDOW = 400  # characters after a heading's number that can hold its title
 _MAX_TITLE_WORDS = 16
 
-_NUMBER_ALTERNATIVES = "|".join(sorted((w.upper() for w in _NUMBER_WORDS), key=len, reverse=True))
+_NUMBER_ALTERNATIVES = "|".join(sorted((w.upper() for w in NUMBER_WORDS), key=len, reverse=True))
 _KEYWORDS = sorted({form for kw in CHAPTER_KEYWORDS for form in (kw.upper(), kw.capitalize())}, key=len, reverse=True)
 # Both patterns start with what they match (no lookbehind first), so the regex engine skips ahead by the first
 # character; that the keyword is not the end of a longer word is checked on each match.
@@ -125,7 +125,7 @@ def _heading_at(text: str, m: re.Match[str], generic: bool) -> InlineHeading | N
     if generic and (keyword in _NOT_KEYWORDS or keyword.lower() in CHAPTER_KEYWORDS):
         return None
     window = text[m.end():m.end() + _WINDOW]
-    taken = _take_number(window)
+    taken = take_number(window)
     if taken is None:
         return None
     number, numeral, rest = taken

@@ -46,7 +46,7 @@ def _number_words() -> dict[str, int]:
     return words
 
 
-_NUMBER_WORDS = _number_words()
+NUMBER_WORDS = _number_words()
 _KEYWORD_LINE = re.compile(r"(?P<kw>" + "|".join(sorted({*CHAPTER_KEYWORDS, *CONTAINER_KEYWORDS}, key=len,
                                                           reverse=True)) + r")\.?\s+(?P<rest>\S.*)", re.IGNORECASE)
 _TITLED_CONTAINER = re.compile(r"[^\W\d_][\w'’ ,-]*\s(?P<kw>PART|BOOK|VOLUME)\s+(?P<rest>\S.*)")
@@ -131,7 +131,7 @@ def _keyword_heading(s: str) -> Heading | None:
     if not m or not m.group("kw")[0].isupper():
         return None
     keyword = m.group("kw").lower()
-    taken = _take_number(m.group("rest"))
+    taken = take_number(m.group("rest"))
     if taken is None:
         return None
     number, numeral, rest = taken
@@ -147,7 +147,7 @@ def _titled_container(s: str) -> Heading | None:
     m = _TITLED_CONTAINER.fullmatch(s)
     if not m or not s.isupper():
         return None
-    taken = _take_number(m.group("rest"))
+    taken = take_number(m.group("rest"))
     if taken is None or taken[2].strip(" .:"):
         return None
     display = CONTAINER_KEYWORDS[m.group("kw").lower()]
@@ -181,7 +181,7 @@ def _special_heading(s: str) -> Heading | None:
     return Heading("special", family, None, tidy_title(smart_title_case(m.group("kw"))), title, sep)
 
 
-def _take_number(rest: str) -> tuple[int, str, str] | None:
+def take_number(rest: str) -> tuple[int, str, str] | None:
     """(value, display form, remainder) for the number at the start of `rest`: 12, XII, xii, Twelve, the First."""
     if m := re.match(r"(\d{1,4})(?![\w])", rest):
         return int(m.group(1)), m.group(1), rest[m.end():]
@@ -191,11 +191,11 @@ def _take_number(rest: str) -> tuple[int, str, str] | None:
     if not m:
         return None
     article = "the " if m.group(1) else ""
-    if m.group(4) and (compound := f"{m.group(2)}{m.group(3)}{m.group(4)}".lower()) in _NUMBER_WORDS:
-        return _NUMBER_WORDS[compound], article + smart_title_case(compound.title()), rest[m.end():]
-    if m.group(2).lower() in _NUMBER_WORDS:
+    if m.group(4) and (compound := f"{m.group(2)}{m.group(3)}{m.group(4)}".lower()) in NUMBER_WORDS:
+        return NUMBER_WORDS[compound], article + smart_title_case(compound.title()), rest[m.end():]
+    if m.group(2).lower() in NUMBER_WORDS:
         end = m.end(2)
-        return _NUMBER_WORDS[m.group(2).lower()], article + m.group(2).capitalize(), rest[end:]
+        return NUMBER_WORDS[m.group(2).lower()], article + m.group(2).capitalize(), rest[end:]
     return None
 
 
