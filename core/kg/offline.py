@@ -1,11 +1,8 @@
 """The offline extractor (the default; no LLM): spaCy parse -> name mentions, Open IE triples, alias evidence.
 
-Nodes are named entities. The small English model leaves honorifics out of PERSON spans ("Mr." + "Darcy"), so spans
-are widened over a preceding honorific, and an honorific followed by proper nouns the model missed is a mention too.
-The model's labels are noisy on fiction ("Lydia" is often ORG), so an occurrence with an honorific, or as the subject
-of a speech verb ("said Lydia"), counts as a character whatever the label; resolution sums these votes per entity.
-A name found once in a chapter is a mention wherever the chapter writes it (propagate_names), and a letter's
-signature is a character's name (core.kg.letters).
+Nodes are named entities, found by core.kg.mentions (honorifics, speech votes, descriptors, names propagated through
+a chapter). Resolution sums the chapter's evidence per name to type it (chapter_types), overriding the model's noisy
+NER labels.
 
 Triples come from core.kg.openie and pass the five Andrus rules (core.kg.filters). A triple whose subject or object
 is a name mention is an edge; the rest are facts. Appositions such as "Elizabeth, or Beth, as everyone called her"
@@ -21,10 +18,8 @@ from typing import TYPE_CHECKING
 
 from core import nlp as nlp_helpers
 from core.kg import coref as coref_rules
-from core.kg import letters
-from core.kg.coref_words import SPEECH_VERBS
 from core.kg.filters import RULE_NAMES, violated_rule
-from core.kg.names import HONORIFICS, normalize_name
+from core.kg.mentions import Mention, descriptor_mentions, find_mentions, propagate_names
 from core.kg.openie import as_phrase, text_of, triples_from_sentence
 from core.kg.types import CO_MENTIONED, CO_OCCURS, SPEAKS_TO, AliasLink, ChapterExtraction, NameMention, Triple
 
@@ -32,153 +27,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from spacy.language import Language
     from spacy.tokens import Doc, Span, Token
 
-ENTITY_TYPES: dict[str, str] = {"PERSON": "character", "NORP": "organization", "ORG": "organization",
-                                "GPE": "location", "LOC": "location", "FAC": "location", "EVENT": "event",
-                                "WORK_OF_ART": "object", "PRODUCT": "object", "LAW": "object"}
-# Honorifics that make a mention a person ("St." and "Saint" name churches and streets as often as saints).
-PERSON_HONORIFICS = frozenset(k for k in HONORIFICS if k not in ("st", "saint", "king", "queen", "m"))
+
 # Between two names, these words say the second is another name of the first: "Elizabeth, or Beth", "X, called Y".
 ALIAS_BRIDGES = frozenset({", or", ", or,", "(", ", called", ", known as", ", alias", ", nicknamed",
                            ", otherwise", ", whom they called", ", whom everyone called", ", or as"})
 NO_ALIAS_BEFORE = frozenset({"either", "whether", "neither", "between"})
-
-
-# Characters a book never names but keeps calling by one description: Frankenstein's creature, a stranger, the
-# jailer. A descriptor becomes an entity ("the creature") in a chapter that uses it at least DESCRIPTOR_MIN times
-# with "the", once at least as a subject. People nouns as generic as "man" or "girl" are left out (every man of a
-# chapter would be one node), and so are ghost and spirit (capitalised, they are names already).
-DESCRIPTORS = frozenset("""creature monster daemon demon fiend wretch stranger giant dwarf witch wizard hermit beggar
-traveller traveler sailor soldier landlord landlady innkeeper shopkeeper gardener servant housekeeper butler
-coachman footman postman clerk lawyer magistrate priest parson vicar curate clergyman squire governess tutor jailer
-gaoler prisoner murderer thief robber convict detective inspector sheriff chief""".split())
-DESCRIPTOR_MIN = 3
 NEARBY_SENTENCES = 2   # names this many sentences apart in one paragraph are "mentioned with" each other
 COPULA = frozenset({"be", "am", "is", "are", "was", "were", "'m", "’m", "'s", "’s", "'re", "’re"})
-
-
-# Capitalised at the start of a sentence, these are not names ("Whereupon he rose": the model calls it an ORG).
-NOT_NAMES = frozenset("""whereupon meanwhile nevertheless however presently suddenly thereupon henceforth hence
-thence therefore moreover furthermore besides perhaps indeed accordingly afterwards afterward instantly immediately
-yonder hullo hallo hello goodbye farewell alas hurrah hurray bravo amen ay aye nay yea ha hah oho aha hush hark
-behold lo pshaw bah humbug tut""".split())
-
-
-# Titles that name one character when written "the Queen", "the King" (Alice's Queen of Hearts is "the Queen"
-# throughout); a bare title is otherwise no name (core.kg.names.ADDRESS_WORDS), and "the" + a title + a name is the
-# usual honorific ("the Duke of X" keeps its own span).
-TITLE_NAMES = frozenset({"king", "queen", "duchess", "duke", "prince", "princess", "judge", "colonel", "captain",
-                         "doctor", "professor", "emperor", "empress", "squire", "major", "general", "count",
-                         "countess", "baron", "baroness", "governor", "sheriff", "abbot", "bishop", "cardinal"})
-
-
-@dataclass(frozen=True)
-class Mention:
-    start: int
-    end: int
-    name: str
-    type: str
-    evidence: bool = False      # typed by what the text says (honorific, speech verb), not the NER label alone
 
 
 @dataclass(frozen=True)
 class ChapterText:
     index: int
     chunks: Sequence[str]
-
-
-def _is_honorific(token_text: str) -> bool:
-    return token_text[:1].isupper() and token_text.rstrip(".").lower() in PERSON_HONORIFICS
-
-
-def find_mentions(doc: Doc) -> list[Mention]:
-    """Named-entity mentions with honorifics attached, possessives removed and names normalised."""
-    found: list[Mention] = []
-    covered: set[int] = set()
-    for ent in doc.ents:
-        etype = ENTITY_TYPES.get(ent.label_)
-        if etype is None:
-            continue
-        start, end = ent.start, ent.end
-        while start > 0 and start > ent.start - 2 and _is_honorific(doc[start - 1].text):
-            start -= 1
-        while end > start and doc[end - 1].text in ("'s", "’s", "'", "’"):
-            end -= 1
-        commas = [i for i in range(start, end) if doc[i].text in (",", "!", "?", ";", ":", "—")]
-        if commas:
-            start = commas[-1] + 1  # "Come, Spitz": a vocative inside the model's span
-        while start < end and doc[start].pos_ != "PROPN" and not _is_honorific(doc[start].text):
-            start += 1  # "Come, Darcy" / "Dear Lizzy": the model's span starts too early
-        name = normalize_name(doc[start:end].text) if end > start else None
-        if not name or (end - start == 1 and (doc[start].lower_ in NOT_NAMES or doc[start].is_stop)):
-            continue
-        evidence = start < ent.start or _is_honorific(doc[start].text)
-        if evidence:
-            etype = "character"
-        found.append(Mention(start, end, name, etype, evidence))
-        covered.update(range(start, end))
-    for tok in doc:
-        if tok.i in covered or not _is_honorific(tok.text) or tok.i + 1 >= len(doc):
-            continue
-        end = tok.i + 1
-        while end < len(doc) and doc[end].pos_ == "PROPN" and end not in covered and end - tok.i <= 4:
-            end += 1
-        if end > tok.i + 1:
-            name = normalize_name(doc[tok.i:end].text)
-            if name:
-                found.append(Mention(tok.i, end, name, "character", True))
-                covered.update(range(tok.i, end))
-    i = 0
-    while i < len(doc):  # "the Ghost of Christmas Past": a capitalised name after "the" that the model missed
-        end = _title_run(doc, i, covered) if i > 0 and doc[i - 1].lower_ == "the" else i
-        if end - i >= 2:
-            name = normalize_name(doc[i:end].text)
-            if name:
-                found.append(Mention(i, end, name, "object"))
-                covered.update(range(i, end))
-            i = end
-        else:
-            i += 1
-    for tok in doc:  # "the Queen", "the King": a bare title used as the name of one character
-        if (tok.i in covered or tok.lower_ not in TITLE_NAMES or not tok.text[:1].isupper() or tok.is_sent_start
-                or tok.i == 0 or doc[tok.i - 1].lower_ != "the"
-                or (tok.i + 1 < len(doc) and doc[tok.i + 1].pos_ == "PROPN")):
-            continue
-        found.append(Mention(tok.i, tok.i + 1, tok.text.capitalize(), "character"))
-        covered.add(tok.i)
-    paras = letters.paragraphs(doc)
-    for previous, paragraph in zip([None, *paras], paras):  # a letter's signature: "R. Walton", "LYDIA BENNET."
-        span = letters.signature_span(doc, paragraph, previous) or letters.closing_signature_span(doc, paragraph)
-        name = normalize_name(span.text) if span is not None else None
-        if span is not None and name:
-            found = [m for m in found if m.end <= span.start or m.start >= span.end]
-            found.append(Mention(span.start, span.end, name, "character", True))
-    found.sort(key=lambda m: m.start)
-    return [_speech_vote(doc, m) for m in found]
-
-
-def _title_run(doc: Doc, start: int, covered: set[int]) -> int:
-    """The end of a run of capitalised proper nouns from `start` ("Ghost of Christmas Past", "Goodwood Plunger";
-    "of" may join two of them), or `start` when there is none."""
-    end = start
-    while end < len(doc) and end not in covered and end - start < 6:
-        tok = doc[end]
-        if tok.pos_ == "PROPN" and tok.text[:1].isupper() and tok.text.isalpha():
-            end += 1
-        elif (tok.lower_ == "of" and end > start and end + 1 < len(doc) and doc[end + 1].pos_ == "PROPN"
-              and doc[end + 1].text[:1].isupper()):
-            end += 1
-        else:
-            break
-    while end > start and doc[end - 1].lower_ == "of":
-        end -= 1
-    return end
-
-
-def _speech_vote(doc: Doc, mention: Mention) -> Mention:
-    root = doc[mention.end - 1]
-    if not mention.evidence and root.dep_ == "nsubj" and root.head.lower_ in SPEECH_VERBS:
-        return Mention(mention.start, mention.end, mention.name, "character", True)
-    return mention
 
 
 def alias_links(sent: Span, mentions: list[Mention], chunk_index: int) -> list[AliasLink]:
@@ -330,77 +191,6 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
             aliases.extend(alias_links(sent, mentions, chunk_index))
     counts: Counter[tuple[str, str]] = Counter((m.name, types.get(m.name, m.type)) for m in mentions)
     return triples, counts, aliases
-
-
-def descriptor_mentions(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[list[Mention]]:
-    """`mentions` plus the chapter's recurring descriptions of unnamed characters ("the creature"), see DESCRIPTORS."""
-    found: list[tuple[int, int, str]] = []
-    subjects: Counter[str] = Counter()
-    for d, doc in enumerate(docs):
-        covered = {i for m in mentions[d] for i in range(m.start, m.end)}
-        for tok in doc:
-            if (tok.pos_ == "NOUN" and _unligatured(tok.lower_) in DESCRIPTORS and tok.i not in covered
-                    and any(c.dep_ == "det" and c.lower_ == "the" for c in tok.children)):
-                name = f"the {tok.lower_}"
-                found.append((d, tok.i, name))
-                subjects[name] += tok.dep_ in ("nsubj", "nsubjpass")
-    counts = Counter(name for _, _, name in found)
-    out = [list(per_doc) for per_doc in mentions]
-    for d, i, name in found:
-        if counts[name] >= DESCRIPTOR_MIN and subjects[name]:
-            out[d].append(Mention(i, i + 1, name, "character", True))
-    for per_doc in out:
-        per_doc.sort(key=lambda m: m.start)
-    return out
-
-
-def propagate_names(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[list[Mention]]:
-    """`mentions` plus every other occurrence in the chapter of a name written as one of them: a name is a name
-    throughout a chapter (one sense per discourse), though the model labels it in one sentence and not in the next
-    ("There goes Bill!"). Only capitalised forms count; at the start of a sentence only where the parser calls the
-    word a proper noun ("Will you..."); a form followed or preceded by another proper noun is part of a longer name
-    and left alone."""
-    forms: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
-    for doc, per_doc in zip(docs, mentions):
-        for m in per_doc:
-            words = tuple(t.text for t in doc[m.start:m.end])
-            if words and words[0][:1].isupper():
-                forms[words].add((m.name, m.type))
-    by_first: dict[str, list[tuple[tuple[str, ...], str, str]]] = defaultdict(list)
-    for words, owners in forms.items():
-        names = {name for name, _ in owners}
-        if len(names) == 1:
-            types = Counter(t for _, t in owners)
-            by_first[words[0]].append((words, names.pop(), types.most_common(1)[0][0]))
-    if not by_first:
-        return mentions
-    out = []
-    for doc, per_doc in zip(docs, mentions):
-        covered = {i for m in per_doc for i in range(m.start, m.end)}
-        added = []
-        for tok in doc:
-            candidates = by_first.get(tok.text)
-            if not candidates or tok.i in covered:
-                continue
-            if tok.is_sent_start and tok.pos_ != "PROPN":
-                continue
-            if tok.i > 0 and doc[tok.i - 1].pos_ == "PROPN" and doc[tok.i - 1].text[:1].isupper():
-                continue
-            for words, name, etype in sorted(candidates, key=lambda c: -len(c[0])):
-                end = tok.i + len(words)
-                if (end <= len(doc) and all(doc[k].text == w for k, w in zip(range(tok.i, end), words))
-                        and not any(k in covered for k in range(tok.i, end))
-                        and not (end < len(doc) and doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper())):
-                    added.append(Mention(tok.i, end, name, etype))
-                    covered.update(range(tok.i, end))
-                    break
-        out.append(sorted([*per_doc, *added], key=lambda m: m.start) if added else per_doc)
-    return out
-
-
-def _unligatured(word: str) -> str:
-    """"dæmon" -> "daemon": the old ligatures spelled out, for looking a word up in a list."""
-    return word.replace("æ", "ae").replace("œ", "oe") if "æ" in word or "œ" in word else word
 
 
 def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.ChapterCoref,

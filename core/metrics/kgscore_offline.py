@@ -24,8 +24,8 @@ from typing import Any
 from core import nlp as nlp_helpers
 from core.kg import coref
 from core.kg.filters import violated_rule
+from core.kg.mentions import find_mentions
 from core.kg.names import ADDRESS_WORDS, HONORIFICS, normalize_name
-from core.kg.offline import find_mentions
 from core.kg.openie import as_phrase, text_of, triples_from_sentence
 from core.kg.types import CO_OCCURS
 from core.metrics.kgscore import ScoreEdge, entity_key

@@ -7,7 +7,8 @@ import pytest
 
 from core import nlp
 from core.kg import coref
-from core.kg.offline import ChapterText, OfflineExtractor, find_mentions
+from core.kg.mentions import find_mentions
+from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.types import CO_MENTIONED, CO_OCCURS, SPEAKS_TO
 
 
@@ -360,7 +361,7 @@ def test_a_ligature_descriptor_used_once_is_not_a_character(extract):
 
 
 def test_a_name_is_a_name_throughout_the_chapter(parse):
-    from core.kg.offline import Mention, propagate_names
+    from core.kg.mentions import Mention, propagate_names
     doc, _, _ = parse("Bill climbed the ladder. Then a voice cried out that Bill had fallen. Will you help? "
                       "Bill Smith came running.")
     first = [Mention(0, 1, "Bill", "character")]                # the model found the first "Bill" only
@@ -369,7 +370,7 @@ def test_a_name_is_a_name_throughout_the_chapter(parse):
 
 
 def test_a_known_name_at_a_sentence_start_needs_a_proper_noun(parse):
-    from core.kg.offline import Mention, propagate_names
+    from core.kg.mentions import Mention, propagate_names
     doc, _, _ = parse("I met Will in the lane. Will you come with me?")
     will = next(t.i for t in doc if t.text == "Will")
     out = propagate_names([doc], [[Mention(will, will + 1, "Will", "character")]])[0]
