@@ -106,6 +106,11 @@ def asker(store: Any) -> Any:
     return Asker(store, get_llm(get_settings().llm), dry_run=True)
 
 
+def selected(args: argparse.Namespace) -> list[str]:
+    """The modes this run measures (--modes, else all)."""
+    return [m for m in MODES if not getattr(args, "modes", None) or m in args.modes]
+
+
 def params(mode: str, budget: int) -> Any:
     from core.qa import QAParams
     return QAParams(budget_tokens=budget, **MODES[mode])
@@ -130,6 +135,7 @@ def recall(gold: set[str], found: set[str]) -> float | None:
 # ---- 1. GraphRAG-Bench --------------------------------------------------------------------------------------------
 
 def graphrag(args: argparse.Namespace) -> dict[str, Any]:
+    modes = selected(args)
     questions = [json.loads(line) for line in (BENCH_DIR / "questions.jsonl").open(encoding="utf-8") if line.strip()]
     if args.limit:
         random.Random(SEED).shuffle(questions)
@@ -139,11 +145,11 @@ def graphrag(args: argparse.Namespace) -> dict[str, Any]:
     store, ids = open_store("novel", docs, args.rebuild)
     work_of = dict(zip(books, ids))
     ask = asker(store)
-    scores: dict[str, dict[str, dict[str, list[float]]]] = {m: defaultdict(lambda: defaultdict(list)) for m in MODES}
+    scores: dict[str, dict[str, dict[str, list[float]]]] = {m: defaultdict(lambda: defaultdict(list)) for m in modes}
     timing: dict[str, list[float]] = defaultdict(list)
     for n, q in enumerate(questions, 1):
         answer_words, evidence_words = words(q["answer"]), words(q.get("evidence") or "")
-        for mode in MODES:
+        for mode in modes:
             t0 = time.perf_counter()
             plan = ask.ask(work_of[q["source"]], q["question"], params(mode, args.budget)).plan
             timing[mode].append(time.perf_counter() - t0)
@@ -155,7 +161,7 @@ def graphrag(args: argparse.Namespace) -> dict[str, Any]:
         if n % 100 == 0:
             print(f"  {n}/{len(questions)} questions", flush=True)
     rows = []
-    for mode in MODES:
+    for mode in modes:
         row: dict[str, Any] = {"mode": mode}
         for key in ("evidence", "answer"):
             per_type = {t: statistics.mean(scores[mode][t][key]) for t in TYPES if scores[mode][t][key]}
@@ -181,6 +187,7 @@ def long_documents(args: argparse.Namespace) -> list[dict[str, Any]]:
     import ast
 
     from core.metrics.token_f1 import normalize_answer
+    modes = selected(args)
     rows = []
     for name, label, sample in (("lf_squad", "LF-SQuAD", args.squad), ("lf_quoref", "LF-QUOREF", None)):
         docs = [json.loads(line) for line in (SHARED_DATA / name / "dev.jsonl").open(encoding="utf-8") if line.strip()]
@@ -198,11 +205,11 @@ def long_documents(args: argparse.Namespace) -> list[dict[str, Any]]:
         hits: dict[str, list[bool]] = defaultdict(list)
         for d, q in items:
             gold = [normalize_answer(a) for a in q["answers"]]
-            for mode in MODES:
+            for mode in modes:
                 plan = ask.ask(work_of[d], q["question"], params(mode, args.budget)).plan
                 haystack = f" {normalize_answer(context_of(plan))} "
                 hits[mode].append(any(g and f" {g} " in haystack for g in gold))
-        for mode in MODES:
+        for mode in modes:
             rows.append({"dataset": label, "mode": mode, "n": len(hits[mode]),
                          "answer_in_prompt": round(100 * sum(hits[mode]) / len(hits[mode]), 1)})
         print(f"  {label}: {len(items)} questions over {len(used)} documents", flush=True)
@@ -218,12 +225,13 @@ def _slug(title: str) -> str:
 
 def latency(args: argparse.Namespace) -> dict[str, Any]:
     from core.services import qa_corpus
+    modes = selected(args)
     store, (work_id,) = open_store("pride", [(PRIDE.name, PRIDE.read_text(encoding="utf-8"))], args.rebuild)
     ask = asker(store)
-    for mode in MODES:  # warm: models, corpus, per-view indexes
+    for mode in modes:  # warm: models, corpus, per-view indexes
         ask.ask(work_id, LATENCY_QUESTIONS[0], params(mode, args.budget))
     rows = []
-    for mode in MODES:
+    for mode in modes:
         ms = []
         for _ in range(args.repeats):
             for q in LATENCY_QUESTIONS:
@@ -311,8 +319,6 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=20, help="answers: questions, a seeded sample stratified by type")
     parser.add_argument("--modes", nargs="*", choices=list(MODES), help="only these modes (default: all)")
     args = parser.parse_args()
-    for mode in [m for m in MODES if args.modes and m not in args.modes]:
-        del MODES[mode]
     out: dict[str, Any] = {"args": vars(args)}
     if "graphrag" in args.parts:
         out["graphrag"] = graphrag(args)

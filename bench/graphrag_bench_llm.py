@@ -325,8 +325,7 @@ def answer_phase(args: Any) -> dict[str, Any]:
     books = sorted({q["source"] for q in questions})  # all 10 books: the same cached store as the model-free part
     docs = [(f"{b}.txt", (gb.BENCH_DIR / "books" / f"{b}.txt").read_text(encoding="utf-8")) for b in books]
     store, ids = gb.open_store("novel", docs, args.rebuild)
-    modes = {m: {k: v for k, v in kw.items() if k != "verbalize"} for m, kw in gb.MODES.items()
-             if not getattr(args, "modes", None) or m in args.modes}  # gb is imported anew: filter here too
+    modes = {m: {k: v for k, v in gb.MODES[m].items() if k != "verbalize"} for m in gb.selected(args)}
     sample = sample_questions(questions, args.n, gb.SEED)
     try:
         return run_answers(store, dict(zip(books, ids)), sample, modes, args.llm, args.judge, args.budget)
