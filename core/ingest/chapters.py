@@ -26,21 +26,18 @@ The steps, each general rather than tuned to one book:
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from core.ingest.flat import (MAX_SECTION_WORDS, SECTION_WORDS, InlineChapters, count_words, cut_sections,
                               find_inline_chapters, has_giant_paragraph, more_words_than)
 from core.ingest.headings import FRONT_SPECIALS, STORY_SPECIALS, Heading, classify_line, looks_like_title
 from core.ingest.models import RawChapter
+from core.ingest.paragraphs import is_prose, join_paragraphs, paragraphs, tidy_paragraph
 
 MIN_FRONT_PROSE = 300
 PART_WORDS = 2000
 _TOC_GAP = 15  # words between two headings that still count as "nothing between them"
 _MIN_SPECIAL_WORDS = 20
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
-_PROSE_MARK = re.compile(r"[a-z][a-z'’]*[,.;!?]")
-_PROSE_SAMPLE = 20_000  # characters; the longest paragraph of the test novels has about 4,000
 
 
 @dataclass
@@ -152,57 +149,6 @@ def chapters_from_sections(front: list[str], sections: list[tuple[str, list[str]
     result = [RawChapter(title, join_paragraphs(body)) for title, body in sections if any(p.strip() for p in body)]
     warnings = _add_front_matter(front, result)
     return _bound_sections(result), warnings
-
-
-def paragraphs(text: str) -> list[str]:
-    """Non-empty paragraphs; a keyword heading glued to its first paragraph ("CHAPTER I\\nIt was...") is split off."""
-    out: list[str] = []
-    for para in _PARAGRAPH_BREAK.split(text):
-        para = para.strip("\n")
-        if not para.strip():
-            continue
-        lines = para.split("\n")
-        if len(lines) > 1 and _is_glued_heading(lines):
-            out.append(lines[0])
-            para = "\n".join(lines[1:])
-        out.append(para)
-    return out
-
-
-def _is_glued_heading(lines: list[str]) -> bool:
-    heading = classify_line(lines[0])
-    if heading is None or heading.kind != "numbered" or heading.is_bare:
-        return False
-    return not (len(lines) <= 3 and all(looks_like_title(line) for line in lines[1:]))
-
-
-def join_paragraphs(paras: list[str]) -> str:
-    """Paragraphs tidied and separated by blank lines; scene-break lines ("*  *  *") are left out."""
-    return "\n\n".join(tidy_paragraph(p) for p in paras if any(ch.isalnum() for ch in p))
-
-
-def tidy_paragraph(para: str) -> str:
-    """Unwrap hard-wrapped prose into one line; keep the line breaks of verse, letters and addresses."""
-    lines = [line.rstrip() for line in para.split("\n")]
-    if len(lines) == 1:
-        return lines[0].strip()
-    indented = sum(1 for line in lines if line.startswith("  "))
-    body = lines[:-1]
-    if sum(len(line) for line in body) / len(body) >= 50 and indented < len(lines) / 2:
-        return " ".join(line.strip() for line in lines)
-    return "\n".join(line.strip() for line in lines)
-
-
-def is_prose(para: str) -> bool:
-    """Sentences with lower-case words and punctuation, as opposed to title pages, contents lists and headings.
-
-    A paragraph longer than any real one (line breaks lost) is judged by its first _PROSE_SAMPLE characters."""
-    para = para[:_PROSE_SAMPLE]
-    if not more_words_than(para, 5):
-        return False
-    letters = sum(1 for ch in para if ch.isalpha())
-    lower = sum(1 for ch in para if ch.islower())
-    return letters > 0 and lower / letters >= 0.6 and bool(_PROSE_MARK.search(para))
 
 
 def _find_candidates(paras: list[str]) -> list[_Candidate]:

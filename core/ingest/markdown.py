@@ -11,7 +11,8 @@ import html
 import re
 from bisect import bisect_left
 
-from core.ingest.chapters import chapters_from_sections, is_prose, split_chapters
+from core.ingest.chapters import chapters_from_sections, split_chapters
+from core.ingest.paragraphs import is_prose
 from core.ingest.headings import classify_line, title_from_lines
 from core.ingest.models import ParsedBook
 from core.ingest.text import decode_text
