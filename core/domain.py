@@ -23,6 +23,7 @@ class JobStatus(str, Enum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    STOPPED = "stopped"    # asked to stop between units; resumable like a failed one
 
 
 @dataclass

@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.domain import JobStatus
 from core.kg.grapher import GrapherExtractor, KnownGraph, node_id
 from core.kg.llm_extract import LLMExtractor
 from core.kg.offline import VERSION as OFFLINE_VERSION
 from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
 from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, KgEntity, NODE_TYPES
+from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.store import NotFound
 
-ProgressFn = Callable[[int, int, str], None]
 JOB_KIND = "kg_build"
 
 
@@ -125,33 +125,26 @@ def _needs_extraction(store: Any, work_id: int, extractor: str, force: bool) -> 
 
 def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: Any = None, llm_name: str | None = None,
                 nlp: Any = None, n_process: int = 1, force: bool = False, resume: bool = True,
-                on_progress: ProgressFn | None = None) -> BuildReport:
+                on_progress: ProgressFn | None = None, should_stop: StopFn | None = None) -> BuildReport:
     """Extract every chapter that is new, edited or from another extractor (all of them with `force`), committing
     each; then resolve aliases. An unfinished earlier build of the same extractor is resumed from its next chapter.
 
     A chapter saved while the build runs is not marked as read from its old text: its extraction is dropped and the
     chapter is read again at the end (once; if it changes yet again it stays pending, `stats["changed_during_build"]`).
-    A build that fails midway keeps the finished chapters and resolves their entities, so the graph so far is shown."""
-    report = on_progress or (lambda done, total, message: None)
+    A build that fails midway keeps the finished chapters and resolves their entities, so the graph so far is shown;
+    so does one that `should_stop()` ends between chapters (it raises jobs.JobStopped and resumes like a failed one)."""
     started = time.perf_counter()
     store.get_work(work_id)
-    job = store.latest_job(work_id, JOB_KIND)
-    resumed = bool(resume and job and job.status in (JobStatus.RUNNING, JobStatus.FAILED)
-                   and job.state.get("extractor") == extractor)
-    if resumed:
-        force = bool(job.state.get("force", force))
-        start = int(job.state.get("next_chapter", 1))
-    else:
-        start = 1
+    runner = JobRunner(store, work_id, JOB_KIND, on_progress=on_progress, should_stop=should_stop)
+    job = runner.resumable(lambda state: state.get("extractor") == extractor) if resume else None
+    force = bool(job.state.get("force", force)) if job else force
+    start = int(job.state.get("next_chapter", 1)) if job else 1
     todo = [i for i in _needs_extraction(store, work_id, extractor, force) if i >= start]
     llm = _extraction_llm(store, work_id, extractor, llm, llm_name)  # a missing key fails here, before any job
-    if not resumed:
-        job = store.open_job(work_id, JOB_KIND, total=len(todo))
-        store.update_job(job.id, state={"extractor": extractor, "force": force, "next_chapter": 1, "llm": llm_name})
-    assert job is not None
-    if llm is not None:
-        llm = llm.with_context(job_id=job.id)
-    engine = make_extractor(extractor, llm=llm, nlp=nlp, n_process=n_process)
+    run = runner.start(len(todo), None if job else {"extractor": extractor, "force": force, "next_chapter": 1,
+                                                     "llm": llm_name}, resume=job)
+    engine = make_extractor(extractor, llm=None if llm is None else run.metered(llm, "extraction"), nlp=nlp,
+                            n_process=n_process)
     timings: Counter[str] = Counter()
     stored = 0
 
@@ -162,7 +155,7 @@ def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: An
         revisions = _revisions(store, work_id)  # read before the texts: a save in between is caught, never missed
         stream = engine.extract(_chapter_texts(store, work_id, indices),
                                 known=lambda index: known_graph(store, work_id, index - 1))
-        for done, extraction in enumerate(_timed(stream, timings, "extract"), start=done + 1):
+        for done, extraction in enumerate(_timed(run.each(stream, len(indices)), timings, "extract"), start=done + 1):
             t0 = time.perf_counter()
             index = extraction.chapter_index
             if store.kg_replace_chapter(work_id, extraction, extractor, revision=revisions.get(index)):
@@ -171,36 +164,35 @@ def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: An
             else:
                 changed.append(index)
                 note = "changed while it was read; it is read again"
-            store.update_job(job.id, done=done, state={"next_chapter": index + 1} if track else None)
+            run.advance(done, {"next_chapter": index + 1} if track else None)
             timings["store"] += time.perf_counter() - t0
-            report(done, total, f"Chapter {index}: {note}")
+            run.report(done, total, f"Chapter {index}: {note}")
         return changed
 
     try:
-        report(0, len(todo), f"{len(todo)} chapters to read" if todo else "Every chapter is already in the graph")
-        changed = extract(todo, 0, len(todo), track=True)
-        if changed:  # saved during the build: their new text, once
-            changed = extract(changed, len(todo), len(todo) + len(changed), track=False)
-        t0 = time.perf_counter()
-        result = resolve_entities(store, work_id)
-        timings["resolve"] = time.perf_counter() - t0
-    except BaseException as exc:
-        store.update_job(job.id, status=JobStatus.FAILED.value, error=f"{type(exc).__name__}: {exc}"[:500])
-        if stored and isinstance(exc, Exception):  # an error, not an interruption: show what is finished
-            try:
+        with run:
+            run.report(0, len(todo), f"{len(todo)} chapters to read" if todo
+                       else "Every chapter is already in the graph")
+            changed = extract(todo, 0, len(todo), track=True)
+            if changed:  # saved during the build: their new text, once
+                changed = extract(changed, len(todo), len(todo) + len(changed), track=False)
+            t0 = time.perf_counter()
+            result = resolve_entities(store, work_id)
+            timings["resolve"] = time.perf_counter() - t0
+            stats = ({k: int(v) for k, v in _stored_totals(store, work_id).items()}
+                     | {f"refused_{k}": v for k, v in result.refused.items()}
+                     | ({"changed_during_build": len(changed)} if changed else {}))
+            store.kg_set_state(work_id, extractor=extractor, llm=llm_name, chapters=len(store.list_chapters(work_id)),
+                               stats=stats)
+            run.finish(len(todo))
+    except Exception:  # an error or a stop, not an interruption: show what is finished
+        if stored:
+            with suppress(Exception):  # the build's own error is the one to report
                 resolve_entities(store, work_id)
-            except Exception:  # noqa: BLE001 - the build's own error is the one to report
-                pass
         raise
     counts = graph_counts(store, work_id)
-    totals = _stored_totals(store, work_id)
-    stats = ({k: int(v) for k, v in totals.items()} | {f"refused_{k}": v for k, v in result.refused.items()}
-             | ({"changed_during_build": len(changed)} if changed else {}))
-    store.kg_set_state(work_id, extractor=extractor, llm=llm_name, chapters=len(store.list_chapters(work_id)),
-                       stats=stats)
-    store.update_job(job.id, status=JobStatus.DONE.value, done=len(todo))
-    report(len(todo), len(todo), f"{counts['entities']} entities, {counts['edges']} edges, {counts['facts']} facts")
-    return BuildReport(work_id, extractor, len(store.list_chapters(work_id)), stored, resumed, counts["entities"],
+    run.report(len(todo), len(todo), f"{counts['entities']} entities, {counts['edges']} edges, {counts['facts']} facts")
+    return BuildReport(work_id, extractor, len(store.list_chapters(work_id)), stored, run.resumed, counts["entities"],
                        counts["edges"], counts["facts"], counts["mentions"], round(time.perf_counter() - started, 3),
                        {k: round(v, 3) for k, v in timings.items()}, stats)
 
@@ -298,11 +290,9 @@ def graph_status(store: Any, work_id: int) -> GraphStatus:
     done = store.kg_extracted_chapters(work_id)
     extractor = state.extractor if state else None
     pending = [c.index for c in chapters if done.get(c.index, (None, None))[0] != c.revision]
-    job = store.latest_job(work_id, JOB_KIND)
-    unfinished = bool(job and job.status in (JobStatus.RUNNING, JobStatus.FAILED))
     outdated = sorted(_outdated(store, work_id, done) - set(pending))
     return GraphStatus(bool(done) and bool(store.kg_entities(work_id)), extractor, len(chapters),
-                       len(chapters) - len(pending), pending, unfinished, outdated)
+                       len(chapters) - len(pending), pending, unfinished(store.latest_job(work_id, JOB_KIND)), outdated)
 
 
 def graph_counts(store: Any, work_id: int) -> dict[str, int]:

@@ -16,14 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.domain import JobStatus
-from core.llm import MeteredLLM
 from core.narco import NewQuestionEdge, Node, edge_questions, estimate_pair_cost, rank_recap, window_pairs
 from core.narco.graph import PromptSizes, approximate_tokens
 from core.services import llm_service
+from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 
 JOB_KIND = "narco_build"
-ProgressFn = Callable[[int, int, str], None]
 EmbedFn = Callable[[list[str]], Any]
 
 
@@ -105,18 +103,12 @@ def estimate(store: Any, work_id: int, params: NarcoParams, llm_name: str,
             "upper_bound_tokens": round(sum(c.input_tokens + c.output_tokens for c in upper)), **{"cost": cost}}
 
 
-def _metered(store: Any, llm: Any, work_id: int, job_id: int) -> MeteredLLM:
-    if isinstance(llm, MeteredLLM):
-        return llm.with_context(role="extraction", work_id=work_id, job_id=job_id)
-    return llm_service.metered(store, llm, "extraction", work_id=work_id, job_id=job_id)
-
-
 def build_edges(store: Any, work_id: int, llm: Any, params: NarcoParams | None = None, *,
                 llm_name: str | None = None, on_progress: ProgressFn | None = None,
-                embed: EmbedFn | None = None) -> NarcoReport:
-    """Generate, verify, embed and store the edges of every passage in range that is not built yet."""
+                embed: EmbedFn | None = None, should_stop: StopFn | None = None) -> NarcoReport:
+    """Generate, verify, embed and store the edges of every passage in range that is not built yet. `should_stop()`
+    is asked between batches: jobs.JobStopped then, with the finished batches kept (the next build resumes)."""
     params = params or NarcoParams()
-    report = on_progress or (lambda done, total, message: None)
     if embed is None:
         from core.nlp import embed as embed_texts
         embed = embed_texts
@@ -124,41 +116,30 @@ def build_edges(store: Any, work_id: int, llm: Any, params: NarcoParams | None =
     name = llm_name or getattr(llm, "name", "unknown")
     nodes = _nodes(store, work_id)
     todo = _todo(store, work_id, nodes, params)
-    job = store.latest_job(work_id, JOB_KIND)
-    resumed = bool(job and job.status in (JobStatus.RUNNING, JobStatus.FAILED)
-                   and job.state.get("window") == params.window and todo)
-    if not resumed:
-        job = store.open_job(work_id, JOB_KIND, total=len(todo))
-    assert job is not None
-    store.update_job(job.id, total=job.done + len(todo), status=JobStatus.RUNNING.value,
-                     state={"window": params.window, "llm": name, "verify": params.verify})
-    metered = _metered(store, llm, work_id, job.id)
+    runner = JobRunner(store, work_id, JOB_KIND, on_progress=on_progress, should_stop=should_stop)
+    earlier = runner.resumable(lambda state: state.get("window") == params.window) if todo else None
+    run = runner.start(len(todo), {"window": params.window, "llm": name, "verify": params.verify}, resume=earlier)
+    metered = run.metered(llm, "extraction")
     priors_of = {c.chunk_id: ps for c, ps in window_pairs(nodes, params.window)}
     totals = {"pairs": 0, "generated": 0, "kept": 0, "malformed": 0, "calls": 0}
-    done = job.done
-    try:
-        report(0, len(todo), f"{len(todo)} passages to connect" if todo else "Every passage is already connected")
-        for start in range(0, len(todo), params.batch_size):
+    with run:
+        run.report(0, len(todo), f"{len(todo)} passages to connect" if todo else "Every passage is already connected")
+        for start in run.each(range(0, len(todo), params.batch_size)):
             batch = todo[start:start + params.batch_size]
             edges: list[NewQuestionEdge] = []
             for position, node in enumerate(batch, start=start + 1):
                 found = _passage_edges(metered, node, priors_of.get(node.chunk_id, []), params, totals)
                 edges.extend(found)
-                report(position, len(todo),
-                       f"Chapter {node.chapter}, passage {node.index + 1}: {len(found)} question(s) kept")
+                run.report(position, len(todo),
+                           f"Chapter {node.chapter}, passage {node.index + 1}: {len(found)} question(s) kept")
             vectors = embed([e.question for e in edges]) if edges else []
             edges = [NewQuestionEdge(e.from_chunk_id, e.to_chunk_id, e.question, e.evidence, e.answer, v)
                      for e, v in zip(edges, vectors)]
             store.narco_replace_edges(work_id, [n.chunk_id for n in batch], edges, window=params.window, model=name)
-            done += len(batch)
-            store.update_job(job.id, done=done, state={"last_chunk": batch[-1].chunk_id})
-    except BaseException as exc:
-        store.update_job(job.id, status=JobStatus.FAILED.value, error=f"{type(exc).__name__}: {exc}"[:500])
-        raise
-    store.update_job(job.id, status=JobStatus.DONE.value)
-    tally = llm_service.usage_tally(store, name, job_id=job.id)
-    return NarcoReport(work_id, job.id, len(todo), totals["pairs"], totals["generated"], totals["kept"],
-                       totals["malformed"], totals["calls"], len(store.narco_edges(work_id)), resumed,
+            run.advance(start + len(batch), {"last_chunk": batch[-1].chunk_id})
+    tally = llm_service.usage_tally(store, name, job_id=run.id)
+    return NarcoReport(work_id, run.id, len(todo), totals["pairs"], totals["generated"], totals["kept"],
+                       totals["malformed"], totals["calls"], len(store.narco_edges(work_id)), run.resumed,
                        round(time.perf_counter() - started, 3), tally)
 
 
@@ -181,10 +162,9 @@ def status(store: Any, work_id: int) -> dict[str, Any]:
     """Passages, how many are connected, the number of edges, and whether a build stopped midway."""
     nodes = _nodes(store, work_id)
     built = store.narco_built(work_id)
-    job = store.latest_job(work_id, JOB_KIND)
     return {"passages": len(nodes), "built": sum(1 for n in nodes if n.chunk_id in built),
             "edges": len(store.narco_edges(work_id)), "windows": sorted({w for w, _ in built.values()}),
-            "unfinished": bool(job and job.status in (JobStatus.RUNNING, JobStatus.FAILED))}
+            "unfinished": unfinished(store.latest_job(work_id, JOB_KIND))}
 
 
 @dataclass

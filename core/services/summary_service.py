@@ -21,20 +21,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.domain import JobStatus
 from core.kg.graph import graph_as_of
 from core.kg.types import INTERACTION_RELATIONS
-from core.llm import MeteredLLM
 from core.services import llm_service
+from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.services.kg_views import load_graph_data
 from core.store import NotFound
-from core.summarize import (MODE_LABELS, MODES, ChapterInput, ChapterKg, NewSummary, StoredSummary, SummaryParams, chapter_edges,
-                            current, latest_generated, plan_prompt, rank_edges, summarize_chapter)
+from core.summarize import (MODE_LABELS, MODES, ChapterInput, ChapterKg, NewSummary, StoredSummary, SummaryParams,
+                            chapter_edges, current, latest_generated, plan_prompt, rank_edges, summarize_chapter)
 
 JOB_KIND = "summaries"
 ROLE = "summarizing"
 TEMPLATE_TOKENS = 60          # instruction and chapter markers, for estimates
-ProgressFn = Callable[[int, int, str], None]
 
 
 def approximate_tokens(text: str) -> int:
@@ -231,10 +229,10 @@ def _up_to_date(versions: list[StoredSummary], revision: int) -> bool:
 def summarize(store: Any, work_id: int, *, chapters: Sequence[int] | None = None, modes: Sequence[str] = ("kg",),
               params: SummaryParams | None = None, llm: Any = None, llm_override: str | None = None,
               force: bool = False, resume: bool = True, on_progress: ProgressFn | None = None,
-              embed: Any = None) -> SummaryReport:
+              embed: Any = None, should_stop: StopFn | None = None) -> SummaryReport:
     """Summarize `chapters` (default: all) in each of `modes`. Chapters whose shown summary was made from their
-    current text are skipped unless `force` (a forced regeneration adds a version; a user's edit stays shown)."""
-    report = on_progress or (lambda done, total, message: None)
+    current text are skipped unless `force` (a forced regeneration adds a version; a user's edit stays shown).
+    `should_stop()` is asked between summaries: jobs.JobStopped then, the finished ones kept (the next run resumes)."""
     params = params or SummaryParams()
     started = time.perf_counter()
     store.get_work(work_id)
@@ -247,49 +245,40 @@ def summarize(store: Any, work_id: int, *, chapters: Sequence[int] | None = None
     units = [(i, m) for i in infos for m in modes]
     signature = {"units": [list(u) for u in units], "force": force, "llm": name, "params": params.signature()}
     history = _grouped(store, work_id)
-    job = store.latest_job(work_id, JOB_KIND)
-    resumed = bool(resume and job and job.status in (JobStatus.RUNNING, JobStatus.FAILED)
-                   and job.state.get("signature") == signature)
-    if resumed:  # what the job set out to do, less what it finished before it stopped
+    runner = JobRunner(store, work_id, JOB_KIND, on_progress=on_progress, should_stop=should_stop)
+    job = runner.resumable(lambda state: state.get("signature") == signature) if resume else None
+    if job:  # what the job set out to do, less what it finished before it stopped
         done = {u for u, versions in history.items() if any(v.job_id == job.id for v in versions)}
         todo = [u for u in (tuple(x) for x in job.state.get("todo", [])) if u not in done]
     else:
         todo = [u for u in units if force or not _up_to_date(history[u], infos[u[0]].revision)]
-        job = store.open_job(work_id, JOB_KIND, total=len(todo))
-        store.update_job(job.id, state={"signature": signature, "todo": [list(u) for u in todo]})
-    assert job is not None
-    first = job.done if resumed else 0
-    metered = llm_service.metered(store, llm.inner if isinstance(llm, MeteredLLM) else llm, ROLE, work_id=work_id,
-                                  job_id=job.id)
+    run = runner.start(len(todo), None if job else {"signature": signature, "todo": [list(u) for u in todo]},
+                       resume=job)
+    metered = run.metered(llm, ROLE)
     kg = KgContext(store, work_id, embed) if "kg" in modes else None
     inputs = _inputs(store, work_id, sorted({c for c, _ in todo}))
     made: list[StoredSummary] = []
     notes: list[str] = []
-    store.update_job(job.id, status=JobStatus.RUNNING.value, total=first + len(todo))
-    try:
-        report(0, len(todo), f"{len(todo)} summaries to write" if todo else "Every summary is up to date")
-        for n, (index, mode) in enumerate(todo, start=1):
+    with run:
+        run.report(0, len(todo), f"{len(todo)} summaries to write" if todo else "Every summary is up to date")
+        for n, (index, mode) in enumerate(run.each(todo), start=1):
             label = f"Chapter {index} ({'with' if mode == 'kg' else 'without'} the graph)"
-            report(n - 1, len(todo), f"{label}: writing…")
+            run.report(n - 1, len(todo), f"{label}: writing…")
             outcome = summarize_chapter(
                 metered, inputs[index], kg.for_chapter(index, params) if mode == "kg" and kg else None,
-                params.with_(mode=mode), on_part=lambda d, t: report(n - 1, len(todo), f"{label}: part {d} of {t}"))
+                params.with_(mode=mode), on_part=lambda d, t: run.report(n - 1, len(todo), f"{label}: part {d} of {t}"))
             stats = {"parts": outcome.parts, "calls": outcome.calls, "prompt_tokens": outcome.prompt_tokens,
                      "budget": outcome.budget, "edges_available": outcome.edges_available,
                      "edges_given": outcome.edges_given, "finish_reason": outcome.finish_reason,
                      "notes": outcome.notes}
             made.append(store.summary_add(work_id, index, NewSummary(
-                mode, outcome.text, name, infos[index].revision, outcome.kg_lines, job_id=job.id, stats=stats)))
+                mode, outcome.text, name, infos[index].revision, outcome.kg_lines, job_id=run.id, stats=stats)))
             notes.extend(f"Chapter {index}: {note}" for note in outcome.notes)
-            store.update_job(job.id, done=first + n)
-            report(n, len(todo), f"{label}: done")
-    except BaseException as exc:
-        store.update_job(job.id, status=JobStatus.FAILED.value, error=f"{type(exc).__name__}: {exc}"[:500])
-        raise
-    store.update_job(job.id, status=JobStatus.DONE.value)
-    return SummaryReport(work_id, job.id, name, len(units), len(made), len(units) - len(made), resumed,
+            run.advance(n)
+            run.report(n, len(todo), f"{label}: done")
+    return SummaryReport(work_id, run.id, name, len(units), len(made), len(units) - len(made), run.resumed,
                          round(time.perf_counter() - started, 3), [summary_dict(s) for s in made],
-                         llm_service.usage_tally(store, name, job_id=job.id), notes)
+                         llm_service.usage_tally(store, name, job_id=run.id), notes)
 
 
 def summarize_one(store: Any, work_id: int, chapter: int, mode: str = "kg", params: SummaryParams | None = None,
@@ -303,7 +292,7 @@ def summarize_one(store: Any, work_id: int, chapter: int, mode: str = "kg", para
 
 def unfinished_job(store: Any, work_id: int) -> dict[str, Any] | None:
     job = store.latest_job(work_id, JOB_KIND)
-    if job and job.status in (JobStatus.RUNNING, JobStatus.FAILED):
+    if job and unfinished(job):
         return {"job_id": job.id, "done": job.done, "total": job.total, "error": job.error}
     return None
 
