@@ -4,21 +4,24 @@
     cli.py story next WORK_ID [--all]          # one turn of writer -> grapher -> planner (resumes a cut-off turn)
     cli.py story twin WORK_ID                  # the same premise and arc, written without the graph
     cli.py story export WORK_ID --format md|epub --out FILE
-    cli.py continue WORK_ID --mode plain|kg-prompt|kg-block [--tokens N] --json   # {"text","mode","facts",...}
+    cli.py continue WORK_ID --mode plain|kg-prompt|kg-block [--tokens N] --json
+                                                     # {"text","mode","facts","prompt","tokens_per_second",...}
     cli.py continue WORK_ID --mode kid [--variant logits|kv] [--tokens N] [--seed S] --json
                                                      # {"text","boosted","facts","seconds","tokens_per_second"}
+Every mode goes through write_service.continue_work (ContinueParams.kid carries KID's settings).
 """
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli_error, open_store
 from core.llm import LLMError
 from core.write import ARCS, ContinueParams, WriteParams, mode_names
+
+KID_KEYS = ("text", "boosted", "facts", "seconds", "tokens_per_second")
 
 
 def _llm(store: Any, work_id: int, override: str | None) -> Any:
@@ -98,47 +101,24 @@ def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
 
 
 @not_found_as_cli_error
-def cmd_continue(args: argparse.Namespace) -> dict[str, Any]:
+def cmd_continue(args: argparse.Namespace) -> Any:
     from core.services import write_service
+    from core.write.kid import KidParams
     store = open_store()
-    if args.mode == "kid":
-        return _continue_kid(store, args)
+    kid = args.mode == "kid"
     try:
-        params = ContinueParams(mode=args.mode, tokens=args.tokens, budget_tokens=args.budget,
-                                temperature=args.temperature if args.temperature is not None else 0.0)
+        temperature = args.temperature if args.temperature is not None else 1.0 if kid else 0.0
+        params = ContinueParams(mode=args.mode, tokens=args.tokens, budget_tokens=args.budget, temperature=temperature,
+                                kid=KidParams(variant=args.variant, seed=args.seed, max_tokens=args.tokens,
+                                              temperature=temperature) if kid else None)
         text = Path(args.text_file).read_text(encoding="utf-8") if args.text_file else None
         result = write_service.continue_work(store, args.work_id, params, _llm(store, args.work_id, args.llm),
                                              text=text, chapter=args.chapter)
     except (LLMError, ValueError, OSError) as exc:
         raise CliError(str(exc)) from exc
     data = result.as_dict()
-    return data if args.json else data["text"]
-
-
-def _continue_kid(store: Any, args: argparse.Namespace) -> Any:
-    """KID with its own parameters, returning the boosted tokens too (the registry's "kid" uses the defaults)."""
-    from core.services.write_service import fact_pool, work_tail
-    from core.write import ContinuationRequest
-    from core.write.kid import KidMode, KidParams
-    started = time.perf_counter()
-    try:
-        kid = KidMode(KidParams(variant=args.variant, seed=args.seed, max_tokens=args.tokens,
-                                temperature=args.temperature if args.temperature is not None else 1.0))
-        chapters = store.list_chapters(args.work_id)
-        upto = args.chapter or (chapters[-1].index if chapters else 0)
-        text = Path(args.text_file).read_text(encoding="utf-8") if args.text_file else work_tail(store, args.work_id,
-                                                                                                    upto)
-        if not text.strip():
-            raise ValueError("There is no text to continue: write something first.")
-        llm = _llm(store, args.work_id, args.llm)
-        request = ContinuationRequest(text, ContinueParams(mode="kid", tokens=args.tokens, budget_tokens=args.budget),
-                                      llm.count_tokens, facts=lambda: fact_pool(store, args.work_id, upto))
-        prepared = kid.prepare(request)
-        run = kid.run(llm, prepared)
-    except (LLMError, ValueError, OSError) as exc:
-        raise CliError(str(exc)) from exc
-    data = {"text": run.text.strip(), "boosted": run.boosted, "facts": prepared.facts,
-            "seconds": round(time.perf_counter() - started, 3), "tokens_per_second": round(run.tokens_per_second, 2)}
+    if kid:  # KID's own shape: the tokens it raised instead of the prompt
+        data = {k: data[k] for k in KID_KEYS}
     return data if args.json else data["text"]
 
 

@@ -2,17 +2,14 @@
 the cursor, download it. Every generated chapter is a draft until accepted; continuations become new revisions."""
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
 from core.domain import ChapterSource
 from core.llm import LLMError
 from core.services import llm_service, write_service as ws
 from core.store import StaleRevision
-from core.write import ARCS, PREMISES, ContinuationRequest, ContinueParams, DecodeParams, WriteParams, mode_names
-from core.write.kid import VARIANTS, KidMode, KidParams
-from core.write.kid.overlay import overlay_html, token_dicts
+from core.write import ARCS, PREMISES, ContinueParams, DecodeParams, WriteParams, mode_names
+from core.write.kid import VARIANTS, KidParams
 from pages._shared import get_store, plain, select_work, work_picker
 
 store = get_store()
@@ -68,20 +65,6 @@ def streamed(call, key: str):  # noqa: ANN001, ANN202 - runs `call(on_piece)`, s
         return None
     box.empty()  # done: the caller shows the result (or the draft to edit); the streamed copy would repeat it
     stop.empty()
-    return out
-
-
-def kid_continue(kid: KidMode, params: ContinueParams, on_piece):  # noqa: ANN001, ANN202 - a Continuation
-    llm, started = writer(), time.perf_counter()
-    request = ContinuationRequest(st.session_state["cont_text"], params, llm.count_tokens,
-                                  facts=lambda: ws.fact_pool(store, work_id, index))
-    prepared = kid.prepare(request)
-    stream = kid.generate(llm, prepared, params.decode())
-    for piece in stream:
-        on_piece(piece)
-    out = ws.Continuation(stream.completion.text.strip(), "kid", prepared.facts, prepared.prompt,
-                          round(time.perf_counter() - started, 3), prepared.notes)
-    out.overlay = overlay_html(token_dicts(stream.completion.steps))
     return out
 
 
@@ -143,24 +126,21 @@ if chapters:
     st.text_area("Your text: everything here is kept; cut it where the continuation should start", key="cont_text",
                  height=220)
     mode = st.radio("Mode", mode_names(), horizontal=True, key="cont_mode")
+    kid = None
     if mode == "kid":  # Knowledge Infused Decoding: needs a local model (logits access)
         k1, k2, k3, k4, k5 = st.columns(5)
-        kid = KidMode(KidParams(hops=k1.number_input("Hops", 1, 4, 2, key="kid_hops"),
-                                steps=k2.number_input("Steps", 0, 10, 3, key="kid_steps"),
-                                strength=k3.number_input("Strength", 0.0, 5.0, 0.5, 0.1, key="kid_strength"),
-                                variant=k4.selectbox("Variant", VARIANTS, key="kid_variant"),
-                                seed=k5.number_input("Seed", 0, 2**31 - 1, 0, key="kid_seed"),
-                                temperature=float(temperature), max_tokens=int(length)))
+        kid = KidParams(hops=k1.number_input("Hops", 1, 4, 2, key="kid_hops"),
+                        steps=k2.number_input("Steps", 0, 10, 3, key="kid_steps"),
+                        strength=k3.number_input("Strength", 0.0, 5.0, 0.5, 0.1, key="kid_strength"),
+                        variant=k4.selectbox("Variant", VARIANTS, key="kid_variant"),
+                        seed=k5.number_input("Seed", 0, 2**31 - 1, 0, key="kid_seed"),
+                        temperature=float(temperature), max_tokens=int(length))
     if st.button("Continue", key="cont_go"):
-        params = ContinueParams(mode=mode, tokens=int(length), temperature=float(temperature))
-        if mode == "kid":
-            result = streamed(lambda cb: kid_continue(kid, params, cb), "cont_partial")
-        else:
-            result = streamed(lambda cb: ws.continue_work(store, work_id, params, writer(),
-                                                          text=st.session_state["cont_text"], chapter=index,
-                                                          on_piece=cb), "cont_partial")
+        params = ContinueParams(mode=mode, tokens=int(length), temperature=float(temperature), kid=kid)
+        result = streamed(lambda cb: ws.continue_work(store, work_id, params, writer(), chapter=index, on_piece=cb,
+                                                      text=st.session_state["cont_text"]), "cont_partial")
         if result:
-            st.session_state["cont_result"] = result.as_dict()
+            st.session_state["cont_result"] = result.as_dict() | {"overlay": result.overlay()}
             st.session_state.pop("cont_partial", None)
     if partial := st.session_state.pop("cont_partial", "").strip():  # stopped or failed midway: keep what came
         st.session_state["cont_result"] = {"text": partial, "mode": mode, "facts": [], "seconds": 0.0, "notes": [],
@@ -172,7 +152,8 @@ if chapters:
         st.html(result["overlay"])  # every token html-escaped; hover a highlighted one for its fact
     elif result:
         st.markdown(plain(result["text"]) or "*(nothing generated)*")
-        with st.expander(f"Prompt ({result['mode']}, {result['seconds']:.1f} s)"):
+        rate = f", {result['tokens_per_second']:.1f} tokens/s" if result.get("tokens_per_second") else ""
+        with st.expander(f"Prompt ({result['mode']}, {result['seconds']:.1f} s{rate})"):
             st.code(result["prompt"], language=None, wrap_lines=True)
             if result["facts"]:
                 st.dataframe(result["facts"], hide_index=True)

@@ -5,7 +5,8 @@ accept / regenerate / write a chapter yourself, continue any work from a point i
     result = next_chapter(store, work.id, llm)                # writer -> grapher -> planner, committed per step
     draft = draft_chapter(store, work.id, llm)                # the page: draft, let the user edit, then
     accept_chapter(store, work.id, draft.text, final=draft.final, llm=llm)
-    out = continue_work(store, work_id, ContinueParams(mode="kg-prompt"), llm)   # {"text","mode","facts",...}
+    out = continue_work(store, work_id, ContinueParams(mode="kg-prompt"), llm)   # a Continuation: text, facts, ...
+    out = continue_work(store, work_id, ContinueParams(mode="kid", kid=KidParams(seed=3)), local_llm)  # + out.steps
 
 The loop's state is kept in the work's settings ("story_state") and saved after every step, so `story next` after
 a crash resumes at the step that was cut off (a stored chapter is never written twice). Generated text never
@@ -15,19 +16,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.domain import Chapter, ChapterSource, NewChapter, Work, WorkKind
 from core.ingest import chunk_text
 from core.kg.types import INTERACTION_RELATIONS
-from core.llm import LLMError, check_llm_name
+from core.llm import Completion, LLMError, TextStream, check_llm_name
 from core.services.kg_query import facts_for_retrieval
 from core.services.kg_service import update_chapter_graph
 from core.services.library import create_story
 from core.write import loop
 from core.write.context import GraphEdge, GraphNode, StoryGraph, kg_block
 from core.write.export import ExportChapter, safe_filename, to_epub, to_markdown
+from core.write.kid import KidCompletion, Step, boosted_records
+from core.write.kid.overlay import overlay_html, token_dicts
 from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
 from core.write.params import ContinueParams, DecodeParams, WriteParams
 from core.write.writer import ChapterDraft, PriorChapter, finish_draft, prompt_text, writer_messages
@@ -43,15 +46,31 @@ class WriteError(ValueError):
 
 @dataclass
 class Continuation:
+    """A continuation, of any mode. `steps`: KID's decoding steps, every token with what KID did to its probability
+    (empty for the other modes); `tokens_per_second`: the generation's own rate, as the provider measured it."""
+
     text: str
     mode: str
     facts: list[dict[str, Any]]
     prompt: str
     seconds: float
     notes: list[str]
+    tokens_per_second: float = 0.0
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def boosted(self) -> list[dict[str, Any]]:
+        """The tokens whose probability KID raised, each with the fact behind it."""
+        return boosted_records(self.steps)
+
+    def overlay(self) -> str:
+        """KID's text as escaped HTML, the tokens it raised highlighted with their fact; "" for the other modes."""
+        return overlay_html(token_dicts(self.steps)) if self.steps else ""
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        """The JSON view (the CLI's output): the steps as KID's boosted records."""
+        data = {k: v for k, v in self.__dict__.items() if k != "steps"}
+        return data | ({"boosted": self.boosted} if self.steps else {})
 
 
 # ---- stories ---------------------------------------------------------------------------------------------------
@@ -130,12 +149,17 @@ def draft_chapter(store: Any, work_id: int, llm: Any, *, decode: DecodeParams | 
     messages = chapter_messages(store, work_id, n, llm)
     options = replace(decode or params.decode, max_tokens=min((decode or params.decode).max_tokens,
                                                               params.chapter_tokens())).options()
-    stream = llm.stream(messages, options)
+    done = _drain(llm.stream(messages, options), on_piece)
+    raw = done.text if done else ""
+    return finish_draft(llm, params, n, raw, prompt_text(messages))
+
+
+def _drain(stream: TextStream, on_piece: PieceFn | None) -> Completion | None:
+    """Read a stream to its end, handing each piece on; its completion."""
     for piece in stream:
         if on_piece:
             on_piece(piece)
-    raw = stream.completion.text if stream.completion else ""
-    return finish_draft(llm, params, n, raw, prompt_text(messages))
+    return stream.completion
 
 
 def _graph_agent(store: Any, work_id: int, params: WriteParams, llm: Any) -> Callable[[int], None] | None:
@@ -234,9 +258,10 @@ def work_tail(store: Any, work_id: int, upto_chapter: int | None = None, words: 
 
 def continue_work(store: Any, work_id: int, params: ContinueParams, llm: Any, *, text: str | None = None,
                   chapter: int | None = None, on_piece: PieceFn | None = None) -> Continuation:
-    """Continue `text` (default: the end of the work up to `chapter`) with a mode from the registry."""
+    """Continue `text` (default: the end of the work up to `chapter`, default its last) with a mode from the registry,
+    set up with `params` (KID with `params.kid`). The facts and the graph block are the work's up to that chapter."""
     started = time.perf_counter()
-    mode = get_mode(params.mode)
+    mode = get_mode(params.mode).configured(params)
     chapters = store.list_chapters(work_id)
     upto = chapter or (chapters[-1].index if chapters else 0)
     source = text if text is not None else work_tail(store, work_id, upto)
@@ -245,13 +270,11 @@ def continue_work(store: Any, work_id: int, params: ContinueParams, llm: Any, *,
     request = ContinuationRequest(source, params, llm.count_tokens, facts=lambda: fact_pool(store, work_id, upto),
                                   kg_block=lambda: kg_block(story_graph(store, work_id, upto), upto + 1))
     prepared = mode.prepare(request)
-    stream = mode.generate(llm, prepared, params.decode())
-    for piece in stream:
-        if on_piece:
-            on_piece(piece)
-    out = stream.completion.text if stream.completion else ""
-    return Continuation(out.strip(), mode.name, prepared.facts, prepared.prompt,
-                        round(time.perf_counter() - started, 3), prepared.notes)
+    done = _drain(mode.generate(llm, prepared, params.decode()), on_piece)
+    rate = done.output_tokens / done.seconds if done and done.seconds > 0 else 0.0
+    return Continuation(done.text.strip() if done else "", mode.name, prepared.facts, prepared.prompt,
+                        round(time.perf_counter() - started, 3), prepared.notes, round(rate, 2),
+                        done.steps if isinstance(done, KidCompletion) else [])
 
 
 def save_continuation(store: Any, work_id: int, chapter: int, kept: str, continuation: str,

@@ -69,6 +69,10 @@ class ContinuationMode:
     def prepare(self, request: ContinuationRequest) -> PreparedPrompt:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def configured(self, params: ContinueParams) -> ContinuationMode:
+        """This mode set up with one call's own settings (KID reads `params.kid`); most modes have none."""
+        return self
+
     def generate(self, llm: Any, prepared: PreparedPrompt, decode: DecodeParams) -> Any:
         """A TextStream of the continuation. The default asks the model through its chat interface."""
         return llm.stream(continue_messages(prepared.prompt), decode.options())

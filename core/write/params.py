@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.llm import GenerationOptions
 from core.write.premises import resolve_arc, resolve_premise
+
+if TYPE_CHECKING:  # core.write.kid imports this module (through core.write.modes): no import at run time
+    from core.write.kid.params import KidParams
 
 DEFAULT_WORDS = (800, 1200)
 TOKENS_PER_WORD = 1.4  # English prose with BPE tokenizers: generous, so a chapter is not cut at max_tokens
@@ -71,13 +74,15 @@ class WriteParams:
 
 @dataclass(frozen=True)
 class ContinueParams:
-    """A continuation of any work from a point in its text."""
+    """A continuation of any work from a point in its text. `kid`: Knowledge Infused Decoding's own settings for the
+    "kid" mode (None: its defaults); `tokens` caps its length as for every mode, its sampling is `kid.temperature`."""
 
     mode: str = "plain"
     tokens: int = 120                    # new tokens to generate
     budget_tokens: int = 1000            # prompt budget (Andrus used 1,000)
     facts: int = 3                       # top-k facts for kg-prompt
     temperature: float = 0.0
+    kid: KidParams | None = None
 
     def __post_init__(self) -> None:
         if self.tokens < 1 or self.budget_tokens < 50 or self.facts < 0:

@@ -1,13 +1,15 @@
 """The "kid" continuation mode: the text before the cursor is continued as raw text by the KID loop, steered by the
 work's facts most similar to the end of the text (SBERT cosine, as KID retrieves its documents).
 
-`KidMode(params)` carries its KidParams; the registered instance uses the defaults. `run()` gives the text with the
-`boosted` record of every token whose probability KID raised; `generate()` streams the same loop as a TextStream.
+`KidMode(params)` carries its KidParams; the registered instance uses the defaults and `configured(ContinueParams)`
+gives the one a call asks for (write_service.continue_work, the app's one door). `run()` gives the text with the
+`boosted` record of every token whose probability KID raised; `generate()` streams the same loop as a TextStream whose
+completion (a KidCompletion) keeps every step.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +20,7 @@ from core.write.kid.memory import EntityMemory, entities_in
 from core.write.kid.trie import KnowledgeTrie
 from core.write.modes import (ContinuationMode, ContinuationRequest, FactPool, PreparedPrompt, _default_embed,
                               split_last_paragraph, top_facts)
-from core.write.params import DecodeParams
+from core.write.params import ContinueParams, DecodeParams
 
 _LEADING_NAME = re.compile(r"^((?:[A-Z][\w'\u2019-]*\s+)*[A-Z][\w'\u2019-]*)\s+(.+)$")
 
@@ -59,6 +61,9 @@ class KidMode(ContinuationMode):
 
     def __init__(self, params: KidParams | None = None) -> None:
         self.params = params or KidParams()
+
+    def configured(self, params: ContinueParams) -> KidMode:
+        return self if params.kid is None or params.kid == self.params else KidMode(params.kid)
 
     def prepare(self, request: ContinuationRequest) -> PreparedPrompt:
         """The plain prompt, and the top facts by similarity to the last paragraph (the trie's knowledge)."""

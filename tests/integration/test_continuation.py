@@ -1,0 +1,57 @@
+"""One continuation path: every mode, KID included, goes through write_service.continue_work with its settings in
+ContinueParams; the Continuation reports tokens/s for every mode and carries KID's decoding steps (the overlay)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from core.domain import NewChapter, WorkKind
+from core.ingest import chunk_text
+from core.llm import FakeLLM
+from core.services import write_service as ws
+from core.write import ContinueParams, get_mode
+from core.write.kid import KidMode, KidParams, Step
+from storage.repository import SqlStore
+
+TEXT = "Elena Voss lived in Millbrook.\n\nOne night Elena Voss heard a knock at the door."
+
+
+def _work(store: SqlStore) -> int:
+    return store.create_work("Book", None, WorkKind.BOOK, {}, [NewChapter("One", TEXT, chunk_text(TEXT))]).id
+
+
+def test_a_plain_continuation_reports_its_tokens_per_second(store: SqlStore) -> None:
+    def slow(messages, options) -> str:  # noqa: ANN001 - a model that takes a measurable while
+        time.sleep(0.05)
+        return "The door creaked open and the wind came in."
+    out = ws.continue_work(store, _work(store), ContinueParams(mode="plain", tokens=20), FakeLLM(slow))
+    assert out.text == "The door creaked open and the wind came in." and not out.steps
+    assert 0 < out.tokens_per_second <= 9 / 0.05                  # nine words in at least 50 ms
+    data = out.as_dict()
+    assert data["tokens_per_second"] == out.tokens_per_second and "boosted" not in data and "steps" not in data
+    assert out.overlay() == ""
+
+
+def test_kid_settings_travel_in_continue_params() -> None:
+    mine = KidParams(hops=1, steps=2, variant="kv", seed=7)
+    configured = get_mode("kid").configured(ContinueParams(mode="kid", kid=mine))
+    assert isinstance(configured, KidMode) and configured.params == mine
+    assert get_mode("kid").configured(ContinueParams(mode="kid")) is get_mode("kid")    # None: the defaults
+    assert get_mode("plain").configured(ContinueParams(kid=mine)) is get_mode("plain")
+
+
+def test_kid_goes_through_continue_work_and_refuses_a_model_without_logits(store: SqlStore) -> None:
+    params = ContinueParams(mode="kid", tokens=4, kid=KidParams(seed=1))
+    with pytest.raises(ValueError, match="local model"):
+        ws.continue_work(store, _work(store), params, FakeLLM("unused"))
+
+
+def test_kid_steps_give_the_boosted_tokens_and_an_escaped_overlay() -> None:
+    steps = [Step(1, "The ", 0.2, 0.2), Step(2, "<ghost>", 0.1, 0.4, fact="Marley is a ghost."),
+             Step(3, " left", 0.3, 0.1, fact="ignored: lowered")]
+    out = ws.Continuation("The <ghost> left", "kid", [], "prompt", 1.0, [], 3.0, steps)
+    assert out.boosted == [{"token": "<ghost>", "p_before": 0.1, "p_after": 0.4, "fact": "Marley is a ghost."}]
+    assert out.as_dict()["boosted"] == out.boosted and "steps" not in out.as_dict()
+    html = out.overlay()
+    assert "&lt;ghost&gt;" in html and "<ghost>" not in html and html.count("<mark") == 1
