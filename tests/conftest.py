@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.postgres import any_db_url, postgres_server  # noqa: F401 - fixtures for every test
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 NOVELS = SHARED_DATA / "novels" / "txt"
@@ -17,6 +19,7 @@ MODEL_CACHE = Path(os.environ.setdefault("FABULA_MODEL_CACHE", str(ROOT / "data"
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: busy-waiting threads starve 2 cores
 os.environ.setdefault("FABULA_DB_URL", f"sqlite:///{_session_tmp / 'default.db'}")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("FABULA_WARM_UP", "0")  # app tests never generate; a warm-up would only cost CPU
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
