@@ -1,9 +1,11 @@
-"""Editing a chapter while others work on the same work (issue 10), on a real SQLite file:
+"""Editing a chapter while others work on the same work (issue 10), on a real SQLite file and a real PostgreSQL
+database:
 
 - library.edit_chapter saves the user's text as a new revision with fresh passages, refuses empty text and a save
   from a stale revision, and never loses an earlier revision;
 - two saves from the same revision: exactly one wins even when the second one's read happened before the first one
-  committed (SQLite runs that read outside the write transaction; the check must be part of the write);
+  committed (SQLite runs that read outside the write transaction, PostgreSQL under READ COMMITTED sees the other
+  commit only at its write; the check must be part of the write);
 - a graph build that read a chapter's text before the chapter was edited never marks the new revision as extracted:
   the edited chapter is read again, and the graph ends up reflecting the edit.
 """
@@ -25,6 +27,12 @@ from storage.repository import SqlStore
 NAMES = ("Anna Grey", "Thomas Reed", "Captain Hale", "Zebulon Quartermaine")
 TEXTS = ["Anna Grey met Thomas Reed at the harbour gate.", "Captain Hale sailed to Lisbon with Thomas Reed.",
          "Thomas Reed waited for Anna Grey in the spring."]
+
+
+@pytest.fixture
+def db_url(any_db_url: str) -> str:
+    """Every test here runs on a fresh SQLite file and on a fresh PostgreSQL database."""
+    return any_db_url
 
 
 def _work(store: SqlStore, texts: list[str] = TEXTS) -> int:

@@ -1,14 +1,17 @@
-"""The real SQLite file: migrations from empty, pragmas, cascades, revisions, jobs, atomic failures."""
+"""A real database, a SQLite file and a PostgreSQL database each: migrations from empty and from an older
+revision, cascades, revisions, jobs, atomic failures; SQLite's pragmas and integrity check."""
 from __future__ import annotations
 
 import sqlite3
 
 import pytest
+from alembic import command
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from core.domain import ChapterSource, NewChapter, WorkKind
 from core.store import NotFound, StaleRevision
-from storage.db import make_engine, migrate
+from storage.db import alembic_config, make_engine, migrate
 from storage.repository import SqlStore
 
 
@@ -17,17 +20,38 @@ def _chapters(n: int = 3) -> list[NewChapter]:
             for i in range(1, n + 1)]
 
 
-def test_migrations_from_an_empty_database(tmp_path) -> None:
-    url = f"sqlite:///{tmp_path / 'empty.db'}"
-    engine = make_engine(url)
+@pytest.fixture
+def db_url(any_db_url: str) -> str:
+    """Every test here runs on a fresh SQLite file and on a fresh PostgreSQL database."""
+    return any_db_url
+
+
+def test_migrations_from_an_empty_database(db_url: str) -> None:
+    engine = make_engine(db_url)
     migrate(engine)
     migrate(engine)  # idempotent
     tables = set(inspect(engine).get_table_names())
     assert {"works", "chapters", "chunks", "jobs", "chapter_revisions", "app_meta", "llm_calls",
             "alembic_version"} <= tables
+    head = ScriptDirectory.from_config(alembic_config(db_url)).get_current_head()
     with engine.connect() as conn:
-        head = conn.execute(text("select version_num from alembic_version")).scalar_one()
-        assert head
+        assert conn.execute(text("select version_num from alembic_version")).scalars().all() == [head]
+    engine.dispose()
+
+
+def test_a_database_at_an_older_revision_is_upgraded(db_url: str) -> None:
+    engine = make_engine(db_url)
+    command.upgrade(alembic_config(db_url), "0006")
+    assert "content_sha256" not in {c["name"] for c in inspect(engine).get_columns("works")}
+    migrate(engine)
+    assert "content_sha256" in {c["name"] for c in inspect(engine).get_columns("works")}
+    engine.dispose()
+
+
+def test_sqlite_gets_wal_foreign_keys_and_a_busy_timeout(tmp_path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'pragmas.db'}")
+    migrate(engine)
+    with engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar_one().lower() == "wal"
         assert conn.execute(text("PRAGMA foreign_keys")).scalar_one() == 1
         assert conn.execute(text("PRAGMA busy_timeout")).scalar_one() >= 5000
@@ -99,10 +123,12 @@ def test_a_new_job_retires_an_earlier_one_left_running_by_a_crash(store: SqlStor
     assert store.get_job(elsewhere.id).status.value == "running"      # and other works
 
 
-def test_database_file_passes_integrity_check(store: SqlStore, db_url: str) -> None:
+def test_database_file_passes_integrity_check(tmp_path) -> None:
+    path = tmp_path / "integrity.db"
+    store = SqlStore.from_url(f"sqlite:///{path}")
     store.create_work("B", None, WorkKind.BOOK, {}, _chapters(2))
     store.engine.dispose()
-    conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+    conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
 
