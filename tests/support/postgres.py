@@ -92,7 +92,7 @@ class PostgresServer:
         cmd = [str(self.bin_dir / args[0]), *args[1:]]
         if self.user is not None:
             cmd = ["runuser", "-u", self.user, "--", *cmd]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        out = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=120)
         if out.returncode != 0:
             raise RuntimeError(f"{args[0]} failed ({out.returncode}): {out.stderr.strip() or out.stdout.strip()}")
         return out
