@@ -31,7 +31,9 @@ MessagesIn = str | Sequence[Message | dict[str, Any]]
 @dataclass(frozen=True)
 class GenerationOptions:
     """Per-call generation parameters. temperature 0 means greedy; `seed` makes sampling repeatable where the
-    provider supports it; `timeout` (seconds) overrides the client's default for this call."""
+    provider supports it; `timeout` (seconds) overrides the client's default for this call. `min_tokens` is for the
+    embedded models, which end long prose early: an end-of-text token before that many new tokens starts a new
+    paragraph instead. Remote providers ignore it (they follow the word count the prompt asks for)."""
 
     temperature: float = 0.0
     max_tokens: int = 256
@@ -39,6 +41,7 @@ class GenerationOptions:
     top_p: float | None = None
     seed: int | None = None
     timeout: float | None = None
+    min_tokens: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.stop, str):
@@ -47,6 +50,8 @@ class GenerationOptions:
             object.__setattr__(self, "stop", tuple(s for s in self.stop if s))
         if self.max_tokens < 1:
             raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
+        if self.min_tokens < 0:
+            raise ValueError(f"min_tokens must be >= 0, got {self.min_tokens}")
         if self.temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {self.temperature}")
         if self.top_p is not None and not 0 < self.top_p <= 1:

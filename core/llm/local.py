@@ -18,10 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm.base import (Completion, GenerationOptions, Message, MessagesIn, StopScanner, Stopwatch, TextStream,
-                           normalize_messages, truncate_at_stop)
+from core.llm import llamacpp, local_torch
+from core.llm.base import (
+    Completion,
+    GenerationOptions,
+    Message,
+    MessagesIn,
+    StopScanner,
+    Stopwatch,
+    TextStream,
+    normalize_messages,
+    truncate_at_stop,
+)
 from core.llm.errors import LLMContextOverflow, LLMError
-from core.llm.local_models import LoadedModel, load_local_model, load_local_tokenizer, spec_for
+from core.llm.local_models import LoadedModel, fast_gguf_file, load_local_model, load_local_tokenizer, spec_for
 
 # Plain transcript for models without a chat template. The stop keeps a base model from writing the next question.
 PLAIN_USER, PLAIN_ASSISTANT = "Question: ", "Answer:"
@@ -63,6 +73,25 @@ class LocalLLM:
             return loaded
         return LoadedModel(self._loaded.model, self._loaded.tokenizer, "memory", 0.0)
 
+    def warm(self) -> LoadedModel:
+        """Load what generation needs now: llama.cpp on the GGUF where it is installed (about a second, no cache
+        to write), else the transformers model. Scoring (`model`, `logprob`, KID) loads transformers when asked."""
+        fast = self._fast()
+        if fast is None:
+            return self.load()
+        return LoadedModel(fast.llama, self.tokenizer, "llama.cpp", fast.seconds)  # the tokenizer is read now too
+
+    def _fast(self) -> llamacpp.FastModel | None:
+        if not llamacpp.available():
+            return None
+        gguf = fast_gguf_file(self.model_name, self.cache_dir)
+        return llamacpp.load_fast(self.model_name, gguf, self.context_window)
+
+    @property
+    def runtime(self) -> str:
+        """Which runtime generates: "llama.cpp" or "transformers" (for logs, the Settings page and benchmarks)."""
+        return "llama.cpp" if llamacpp.available() else "transformers"
+
     @property
     def model(self) -> Any:
         return (self._loaded or self.load()).model
@@ -103,24 +132,36 @@ class LocalLLM:
     def complete(self, messages: MessagesIn, options: GenerationOptions | None = None,
                  **overrides: Any) -> Completion:
         opts = GenerationOptions.build(options, **overrides)
-        self.load()  # the weights first: the tokenizer then comes with them rather than being read twice
+        fast = self._generator()
         prompt, opts, chat = self._prepare(messages, opts)
-        result = self._generate(prompt, opts, add_special_tokens=not chat)
+        result = self._generate(fast, prompt, opts, add_special_tokens=not chat)
         if not chat:
             result.text = result.text.strip()
         return result
 
     def generate_text(self, prompt: str, options: GenerationOptions | None = None, **overrides: Any) -> Completion:
         """Continue `prompt` as raw text (no chat template, no transcript); the text is returned unstripped."""
-        self.load()
-        return self._generate(prompt, GenerationOptions.build(options, **overrides), add_special_tokens=True)
+        fast = self._generator()
+        return self._generate(fast, prompt, GenerationOptions.build(options, **overrides), add_special_tokens=True)
 
     def stream(self, messages: MessagesIn, options: GenerationOptions | None = None,
                **overrides: Any) -> TextStream:
         opts = GenerationOptions.build(options, **overrides)
-        self.load()
+        fast = self._generator()
         prompt, opts, chat = self._prepare(messages, opts)
-        return TextStream(self._stream(prompt, opts, add_special_tokens=not chat, strip_leading=not chat), self.name)
+        if fast is not None:
+            pieces = self._fast_stream(fast, prompt, opts, add_special_tokens=not chat, strip_leading=not chat)
+        else:
+            pieces = local_torch.stream(self, prompt, opts, add_special_tokens=not chat, strip_leading=not chat)
+        return TextStream(pieces, self.name)
+
+    def _generator(self) -> llamacpp.FastModel | None:
+        """The llama.cpp model when it can serve; else the transformers weights are loaded (first, so the
+        tokenizer comes with them rather than being read twice) and None is returned."""
+        fast = self._fast()
+        if fast is None:
+            self.load()
+        return fast
 
     def _prepare(self, messages: MessagesIn, opts: GenerationOptions) -> tuple[str, GenerationOptions, bool]:
         chat = self.has_chat_template
@@ -129,116 +170,76 @@ class LocalLLM:
             opts = GenerationOptions.build(opts, stop=tuple(opts.stop) + PLAIN_STOP)
         return prompt, opts, chat
 
-    def _inputs(self, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> tuple[Any, int]:
-        """Tokenized prompt and the number of new tokens that still fit in the context window."""
-        inputs = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=add_special_tokens)
-        n_in = int(inputs["input_ids"].shape[1])
-        room = self.context_window - n_in
+    def _prompt_ids(self, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> tuple[list[int], int]:
+        """Token ids of the prompt and the number of new tokens that still fit in the context window."""
+        ids = self.encode(prompt, add_special_tokens=add_special_tokens)
+        room = self.context_window - len(ids)
         if room < 1:
-            raise LLMContextOverflow(f"local: the prompt has {n_in} tokens but {self.name} reads at most "
+            raise LLMContextOverflow(f"local: the prompt has {len(ids)} tokens but {self.name} reads at most "
                                      f"{self.context_window}; shorten the prompt", provider="local")
-        return inputs, min(opts.max_tokens, room)
+        return ids, min(opts.max_tokens, room)
 
-    def _generation_kwargs(self, opts: GenerationOptions, max_new: int) -> dict[str, Any]:
-        import torch
-        from transformers import GenerationConfig
-        tok, base = self.tokenizer, self.model.generation_config
-        sampling = opts.temperature > 0
-        # A fresh config, so defaults shipped with the model (top_k, repetition penalties) never apply unasked.
-        config = GenerationConfig(max_new_tokens=max_new, do_sample=sampling, eos_token_id=base.eos_token_id,
-                                  bos_token_id=base.bos_token_id,
-                                  pad_token_id=base.pad_token_id if base.pad_token_id is not None else tok.eos_token_id)
-        if sampling:
-            config.temperature = opts.temperature
-            config.top_p = opts.top_p or 1.0
-            config.top_k = 0
-            if opts.seed is not None:
-                torch.manual_seed(opts.seed)
-        kwargs: dict[str, Any] = {"generation_config": config}
-        if opts.stop:
-            config.stop_strings = list(opts.stop)
-            kwargs["tokenizer"] = tok  # the stop-string criterion needs it to map strings onto tokens
-        return kwargs
+    def _paragraph_ids(self) -> list[int]:
+        return self.encode("\n\n", add_special_tokens=False)
 
-    def _finish(self, new_ids: Sequence[int], max_new: int, stopped: bool) -> str:
-        eos = self.model.generation_config.eos_token_id
-        eos_ids = set(eos if isinstance(eos, list) else [eos])
-        if stopped or (new_ids and new_ids[-1] in eos_ids) or len(new_ids) < max_new:
-            return "stop"
-        return "length"
+    def _end_ids(self) -> set[int]:
+        """End-of-text ids by the tokenizer (the transformers path's generation config says the same for these
+        GGUF models); llama.cpp adds its vocabulary's end-of-generation tokens."""
+        tok = self.tokenizer
+        return {tok.eos_token_id} if tok.eos_token_id is not None else set()
 
-    def _generate(self, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> Completion:
-        import torch
-        watch = Stopwatch()
-        inputs, max_new = self._inputs(prompt, opts, add_special_tokens)
-        n_in = int(inputs["input_ids"].shape[1])
-        kwargs = self._generation_kwargs(opts, max_new)
-        with self._lock, torch.inference_mode():
+    def _fast_pieces(self, fast: llamacpp.FastModel, ids: list[int], opts: GenerationOptions, max_new: int,
+                     run: llamacpp.FastRun) -> Generator[str, None, None]:
+        """llama.cpp's text for `ids` as it comes, cut at the first stop string; holds the model's lock."""
+        with self._lock:
             try:
-                out = self.model.generate(**inputs, **kwargs)
+                yield from llamacpp.text_pieces(fast, ids, max_new=max_new, temperature=opts.temperature,
+                                                top_p=opts.top_p, seed=opts.seed, stop_ids=self._end_ids(),
+                                                decode=self.decode, scanner=run.scanner, run=run,
+                                                min_new=opts.min_tokens, paragraph=self._paragraph_ids())
+            except (GeneratorExit, LLMError):
+                raise
             except Exception as exc:  # noqa: BLE001 - surface as the one error family
                 raise LLMError(f"local: generation with {self.name} failed: {exc}", provider="local") from exc
-        new_ids = out[0, n_in:].tolist()
-        text, stopped = truncate_at_stop(self.decode(new_ids), opts.stop)
-        return Completion(text, n_in, len(new_ids), watch.elapsed(), self._finish(new_ids, max_new, stopped),
-                          self.model_name)
 
-    def _stream(self, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
-                strip_leading: bool) -> Generator[str, None, Completion]:
-        import torch
-        from transformers import StoppingCriteria, StoppingCriteriaList, TextIteratorStreamer
-
+    def _generate(self, fast: llamacpp.FastModel | None, prompt: str, opts: GenerationOptions,
+                  add_special_tokens: bool) -> Completion:
+        if fast is None:
+            return local_torch.generate(self, prompt, opts, add_special_tokens)
         watch = Stopwatch()
-        inputs, max_new = self._inputs(prompt, opts, add_special_tokens)
-        n_in = int(inputs["input_ids"].shape[1])
-        kwargs = self._generation_kwargs(opts, max_new)
-        streamer = TextIteratorStreamer(self.tokenizer, skip_prompt=True, skip_special_tokens=True)
-        cancel = threading.Event()
+        ids, max_new = self._prompt_ids(prompt, opts, add_special_tokens)
+        run = llamacpp.FastRun(StopScanner(opts.stop))
+        for _ in self._fast_pieces(fast, ids, opts, max_new, run):
+            pass
+        # the text by one decode of all new ids, exactly as the transformers path makes it
+        text, stopped = truncate_at_stop(self.decode(run.new_ids), opts.stop)
+        finish = "stop" if stopped or run.ended or len(run.new_ids) < max_new else "length"
+        return Completion(text, len(ids), len(run.new_ids), watch.elapsed(), finish, self.model_name)
 
-        class _Cancelled(StoppingCriteria):  # lets the consumer stop generation by closing the stream
-            def __call__(self, input_ids: Any, scores: Any, **kw: Any) -> Any:
-                return torch.full((input_ids.shape[0],), cancel.is_set(), dtype=torch.bool)
-
-        result: dict[str, Any] = {}
-
-        def run() -> None:
-            try:
-                with self._lock, torch.inference_mode():
-                    result["ids"] = self.model.generate(**inputs, **kwargs, streamer=streamer,
-                                                        stopping_criteria=StoppingCriteriaList([_Cancelled()]))
-            except BaseException as exc:  # noqa: BLE001 - handed to the consumer thread below
-                result["error"] = exc
-                streamer.end()  # unblock the consumer
-
-        worker = threading.Thread(target=run, name=f"generate-{self.model_name}", daemon=True)
-        worker.start()
-        scanner = StopScanner(opts.stop)
+    def _fast_stream(self, fast: llamacpp.FastModel, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
+                     strip_leading: bool) -> Generator[str, None, Completion]:
+        watch = Stopwatch()
+        ids, max_new = self._prompt_ids(prompt, opts, add_special_tokens)
+        run = llamacpp.FastRun(StopScanner(opts.stop))
         started = not strip_leading
+        pieces = self._fast_pieces(fast, ids, opts, max_new, run)
         try:
-            for piece in streamer:
-                out = scanner.feed(piece)
+            for out in pieces:
                 if not started:
                     out = out.lstrip()
                     started = bool(out)
                 if out:
                     yield out
-                if scanner.stopped:
-                    break
-            tail = scanner.flush()
-            if tail and strip_leading:
-                tail = tail.rstrip() if started else tail.strip()
-            if tail:
-                yield tail
         finally:
-            cancel.set()
-            worker.join()
-        if "error" in result:
-            raise LLMError(f"local: generation with {self.name} failed: {result['error']}",
-                           provider="local") from result["error"]
-        new_ids = result["ids"][0, n_in:].tolist()
-        text = scanner.emitted.strip() if strip_leading else scanner.emitted
-        return Completion(text, n_in, len(new_ids), watch.elapsed(), self._finish(new_ids, max_new, scanner.stopped),
-                          self.model_name)
+            pieces.close()  # stops llama.cpp and releases the lock when the reader stops early
+        tail = run.scanner.flush()
+        if tail and strip_leading:
+            tail = tail.rstrip() if started else tail.strip()
+        if tail:
+            yield tail
+        text = run.scanner.emitted.strip() if strip_leading else run.scanner.emitted
+        finish = "stop" if run.scanner.stopped or run.ended or len(run.new_ids) < max_new else "length"
+        return Completion(text, len(ids), len(run.new_ids), watch.elapsed(), finish, self.model_name)
 
     # -- scoring -------------------------------------------------------------------------------------------------------
     def next_token_logits(self, prompt: str | Sequence[int] | Any) -> Any:

@@ -115,7 +115,8 @@ def test_asker_dry_run_counts_what_the_loaded_model_counts(store, work_id: int, 
 @pytest.mark.parametrize("name", list(local_models.LOCAL_MODELS))
 def test_the_tokenizer_alone_is_the_models_tokenizer(name: str, tmp_path: Path) -> None:
     """From the cache folder (by the class it names, without torch) and from the GGUF (no cache yet), the tokenizer
-    read alone encodes, decodes and formats exactly like the one the model load uses (AutoTokenizer on the cache).
+    read alone encodes, decodes and formats exactly like the one the model load uses (AutoTokenizer on the cache);
+    so does the copy the GGUF read saves for the next process.
     The GGUF read is the model load's own AutoTokenizer call; it is checked on SmolLM2 only, since converting
     Gemma's 262k-token vocabulary from the GGUF takes 30-90 s on 2 cores."""
     from transformers import AutoTokenizer
@@ -128,7 +129,10 @@ def test_the_tokenizer_alone_is_the_models_tokenizer(name: str, tmp_path: Path) 
     tokenizers = [alone]
     if name == MODEL:
         tokenizers.append(local_models._tokenizer_from_gguf(local_models.spec_for(name), tmp_path / "models" / name))
-        assert not list((tmp_path / "models").iterdir())  # nothing written: no cache, no scratch left
+        saved = tmp_path / "tokenizers" / name  # kept for the next process: the tokenizer alone, complete
+        assert (saved / local_models.CACHE_MARKER).is_file() and not (tmp_path / "models").exists()
+        assert not list(tmp_path.rglob(".*"))  # no scratch folder left
+        tokenizers.append(local_models._tokenizer_from_folder(saved))
     chat = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": SAMPLES[1]}]
     for tok in tokenizers:
         assert type(tok) is type(reference)

@@ -1,0 +1,225 @@
+"""The fast generation path for the embedded models: llama.cpp (through llama-cpp-python) on the packages' GGUF files.
+
+Chosen by measurement on the 2-core CPU against transformers (bench/llm.py prints both side by side): llama.cpp runs
+the 4-bit weights as they are, where transformers dequantizes them to float32 first. Nothing is converted: the GGUF
+that transformers dequantizes is the file llama.cpp reads (memory-mapped), so the first load takes a second, not a
+minute, and the process stays small.
+
+Only generation runs here. Logits, log-probabilities and gradients (KID, multiple-choice scoring, perplexity) stay on
+the transformers model, which `LocalLLM` loads only when one of those is asked for. Prompts are tokenized by the same
+Hugging Face tokenizer on both paths and the ids handed to llama.cpp, so both paths see identical prompts.
+
+One llama.cpp context per model per process, shared by every session and page (the caller holds the model's
+generation lock). The KV cache of the last prompt is kept: when the next prompt starts with the same tokens (a
+writer's system prompt and the story so far), whole evaluation batches of that prefix are not evaluated again.
+
+`FABULA_LOCAL_RUNTIME=transformers` turns the fast path off; when llama-cpp-python is not installed the transformers
+path is used with one warning in the log.
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Generator, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.llm.base import StopScanner
+
+log = logging.getLogger(__name__)
+
+RUNTIME_ENV = "FABULA_LOCAL_RUNTIME"
+RUNTIMES = ("auto", "llama.cpp", "transformers")
+# Tokens of context allocated per model. The KV cache is small for these models (SmolLM2 ~23 KB/token; Gemma 3
+# 270M keeps full-context caches on 3 of its 18 layers only), so each model gets the window its card declares.
+N_BATCH = 512
+_models: dict[str, FastModel] = {}
+_lock = threading.Lock()
+_missing_logged = False
+
+
+@dataclass
+class FastModel:
+    name: str
+    llama: Any  # llama_cpp.Llama
+    eog_ids: frozenset[int]  # end-of-generation tokens by the GGUF's own vocabulary (eos, eot, end_of_turn)
+    seconds: float  # load time
+    prompt: list[int] = field(default_factory=list)  # the last prompt evaluated, whose KV cache is still held
+
+
+def reusable_prefix(cached: Sequence[int], prompt: Sequence[int], batch: int = N_BATCH) -> int:
+    """How many leading tokens of `prompt` can keep the KV cache of `cached` (the previous prompt): their common
+    prefix, rounded down to whole evaluation batches and short of the last token (which must be evaluated to give
+    the next token's logits). Whole batches keep the result identical to evaluating the prompt afresh: the same
+    tokens go through the same batches, so the same kernels give the same numbers, and greedy text never depends on
+    what was asked before."""
+    common = 0
+    for a, b in zip(cached, prompt):
+        if a != b:
+            break
+        common += 1
+    return min(common, len(prompt) - 1) // batch * batch
+
+
+def runtime_setting() -> str:
+    value = os.environ.get(RUNTIME_ENV, "auto").strip().lower() or "auto"
+    if value not in RUNTIMES:
+        log.warning("%s=%r is not one of %s; using auto", RUNTIME_ENV, value, ", ".join(RUNTIMES))
+        return "auto"
+    return value
+
+
+def available() -> bool:
+    """Whether generation can use llama.cpp here (installed and not turned off)."""
+    global _missing_logged
+    if runtime_setting() == "transformers":
+        return False
+    try:
+        import llama_cpp  # noqa: F401
+        logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's own chatter (loads, quantizer)
+    except Exception as exc:  # noqa: BLE001 - a broken build counts as missing, the slow path still works
+        if not _missing_logged:
+            log.warning("llama-cpp-python is not usable here (%s): the embedded models generate with transformers, "
+                        "several times slower. `bash scripts/dev.sh setup` installs it.", exc)
+            _missing_logged = True
+        return False
+    return True
+
+
+def cpu_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_fast(name: str, gguf: Path, n_ctx: int) -> FastModel:
+    """The llama.cpp model for `name`, loaded at most once per process."""
+    with _lock:
+        if name in _models:
+            return _models[name]
+        import llama_cpp
+        start = time.perf_counter()
+        threads = cpu_threads()
+        # swa_full: sliding-window layers (Gemma 3) keep every position, so a kept prefix stays whole
+        llama = llama_cpp.Llama(model_path=str(gguf), n_ctx=n_ctx, n_batch=N_BATCH, n_ubatch=N_BATCH,
+                                n_threads=threads, n_threads_batch=threads, swa_full=True, verbose=False)
+        vocab = llama_cpp.llama_model_get_vocab(llama.model)
+        eog = frozenset(t for t in range(llama.n_vocab()) if llama_cpp.llama_vocab_is_eog(vocab, t))
+        model = FastModel(name, llama, eog, round(time.perf_counter() - start, 3))
+        if not _models:
+            atexit.register(unload)  # freed before interpreter teardown, which breaks llama-cpp-python's __del__
+        log.info("llama.cpp: %s loaded from %s in %.2f s (%d threads, %d context)", name, gguf, model.seconds,
+                 threads, n_ctx)
+        _models[name] = model
+        return model
+
+
+def is_loaded(name: str) -> bool:
+    return name in _models
+
+
+def unload(name: str | None = None) -> None:
+    with _lock:
+        for key in list(_models) if name is None else [name]:
+            model = _models.pop(key, None)
+            if model is not None:
+                model.llama.close()
+
+
+@dataclass
+class FastRun:
+    """What one generation left behind: the new token ids, whether an end token came, and the stop scanner."""
+
+    scanner: StopScanner
+    new_ids: list[int] = field(default_factory=list)
+    ended: bool = False
+    reused: int = 0  # prompt tokens whose KV cache an earlier call had left
+
+
+class Detokenizer:
+    """Token ids to text pieces as they come, decoding a short window rather than everything so far.
+
+    Like transformers' TextIteratorStreamer: the window restarts after a newline, and text ending in an incomplete
+    UTF-8 character (shown as U+FFFD) is held back until the next token completes it.
+    """
+
+    def __init__(self, decode: Callable[[list[int]], str]) -> None:
+        self.decode = decode
+        self.window: list[int] = []
+        self.printed = 0
+
+    def push(self, token: int) -> str:
+        self.window.append(token)
+        text = self.decode(self.window)
+        if text.endswith("\n"):
+            out, self.window, self.printed = text[self.printed:], [], 0
+            return out
+        if text.endswith("\ufffd"):
+            return ""
+        out, self.printed = text[self.printed:], len(text)
+        return out
+
+    def flush(self) -> str:
+        text = self.decode(self.window) if self.window else ""
+        out, self.window, self.printed = text[self.printed:], [], 0
+        return out
+
+
+def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, temperature: float,
+                top_p: float | None, seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
+                scanner: StopScanner, run: FastRun, min_new: int = 0,
+                paragraph: Sequence[int] = ()) -> Generator[str, None, None]:
+    """Generated text as it comes, held back and cut by `scanner`'s stop strings; ids are recorded in `run`.
+
+    Greedy at temperature 0; otherwise plain temperature sampling with optional top-p and no top-k, min-p or
+    repetition penalty, as on the transformers path. Generation ends at an end token (not kept), a stop string or
+    `max_new` tokens; closing the generator ends it too. An end token before `min_new` tokens is replaced by the
+    `paragraph` ids and generation goes on from there (the KV cache keeps everything before, so it costs nothing).
+    """
+    llama = model.llama
+    sampling = temperature > 0
+    if sampling:
+        llama.set_seed(seed if seed is not None else random.getrandbits(31))
+    ends = model.eog_ids | frozenset(stop_ids)
+    detok = Detokenizer(decode)
+    while True:
+        restart = False
+        prompt = list(prompt_ids) + run.new_ids
+        keep = reusable_prefix(model.prompt, prompt) if llama.n_tokens >= len(model.prompt) else 0
+        if keep and not llama._ctx.kv_cache_seq_rm(-1, keep, -1):  # a cache that cannot drop its tail: start over
+            keep = 0
+        llama.n_tokens = keep  # evaluation starts after the kept batches
+        model.prompt = prompt
+        run.reused += keep
+        tokens = llama.generate(prompt[keep:], temp=temperature if sampling else 0.0, top_k=0,
+                                top_p=(top_p or 1.0) if sampling else 1.0, min_p=0.0, typical_p=1.0,
+                                repeat_penalty=1.0, reset=False)
+        try:
+            for token in tokens:
+                if token in ends:
+                    restart = bool(paragraph) and len(run.new_ids) + len(paragraph) < min(min_new, max_new)
+                    run.ended = not restart
+                    new = list(paragraph) if restart else []
+                else:
+                    new = [int(token)]
+                for piece_id in new:
+                    run.new_ids.append(piece_id)
+                    out = scanner.feed(detok.push(piece_id))
+                    if out:
+                        yield out
+                if token in ends or scanner.stopped or len(run.new_ids) >= max_new:
+                    break
+        finally:
+            tokens.close()
+        if not restart or scanner.stopped:
+            break
+    if not scanner.stopped:
+        out = scanner.feed(detok.flush())
+        if out:
+            yield out

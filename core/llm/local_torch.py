@@ -1,0 +1,124 @@
+"""The transformers generation path of the embedded models: float32 weights dequantized from the GGUF, used where
+llama.cpp is missing or turned off (`FABULA_LOCAL_RUNTIME=transformers`). `LocalLLM` dispatches here; nothing else
+calls these functions."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from core.llm.base import Completion, GenerationOptions, StopScanner, Stopwatch, truncate_at_stop
+from core.llm.errors import LLMError
+
+if TYPE_CHECKING:
+    from core.llm.local import LocalLLM
+
+
+def model_inputs(llm: LocalLLM, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> tuple[Any, int]:
+    """The prompt as transformers inputs (ids and attention mask), and the room left for new tokens."""
+    import torch
+    ids, room = llm._prompt_ids(prompt, opts, add_special_tokens)
+    return {"input_ids": torch.tensor([ids]), "attention_mask": torch.ones(1, len(ids), dtype=torch.long)}, room
+
+def generation_kwargs(llm: LocalLLM, opts: GenerationOptions, max_new: int) -> dict[str, Any]:
+    import torch
+    from transformers import GenerationConfig
+    tok, base = llm.tokenizer, llm.model.generation_config
+    sampling = opts.temperature > 0
+    # A fresh config, so defaults shipped with the model (top_k, repetition penalties) never apply unasked.
+    config = GenerationConfig(max_new_tokens=max_new, do_sample=sampling, eos_token_id=base.eos_token_id,
+                              min_new_tokens=min(opts.min_tokens, max_new) or None,
+                              bos_token_id=base.bos_token_id,
+                              pad_token_id=base.pad_token_id if base.pad_token_id is not None else tok.eos_token_id)
+    if sampling:
+        config.temperature = opts.temperature
+        config.top_p = opts.top_p or 1.0
+        config.top_k = 0
+        if opts.seed is not None:
+            torch.manual_seed(opts.seed)
+    kwargs: dict[str, Any] = {"generation_config": config}
+    if opts.stop:
+        config.stop_strings = list(opts.stop)
+        kwargs["tokenizer"] = tok  # the stop-string criterion needs it to map strings onto tokens
+    return kwargs
+
+def finish(llm: LocalLLM, new_ids: Sequence[int], max_new: int, stopped: bool) -> str:
+    eos = llm.model.generation_config.eos_token_id
+    eos_ids = set(eos if isinstance(eos, list) else [eos])
+    if stopped or (new_ids and new_ids[-1] in eos_ids) or len(new_ids) < max_new:
+        return "stop"
+    return "length"
+
+
+def generate(llm: LocalLLM, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> Completion:
+    import torch
+    watch = Stopwatch()
+    inputs, max_new = model_inputs(llm, prompt, opts, add_special_tokens)
+    n_in = int(inputs["input_ids"].shape[1])
+    kwargs = generation_kwargs(llm, opts, max_new)
+    with llm._lock, torch.inference_mode():
+        try:
+            out = llm.model.generate(**inputs, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - surface as the one error family
+            raise LLMError(f"local: generation with {llm.name} failed: {exc}", provider="local") from exc
+    new_ids = out[0, n_in:].tolist()
+    text, stopped = truncate_at_stop(llm.decode(new_ids), opts.stop)
+    return Completion(text, n_in, len(new_ids), watch.elapsed(), finish(llm, new_ids, max_new, stopped),
+                      llm.model_name)
+
+def stream(llm: LocalLLM, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
+            strip_leading: bool) -> Generator[str, None, Completion]:
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList, TextIteratorStreamer
+
+    watch = Stopwatch()
+    inputs, max_new = model_inputs(llm, prompt, opts, add_special_tokens)
+    n_in = int(inputs["input_ids"].shape[1])
+    kwargs = generation_kwargs(llm, opts, max_new)
+    streamer = TextIteratorStreamer(llm.tokenizer, skip_prompt=True, skip_special_tokens=True)
+    cancel = threading.Event()
+
+    class _Cancelled(StoppingCriteria):  # lets the consumer stop generation by closing the stream
+        def __call__(self, input_ids: Any, scores: Any, **kw: Any) -> Any:
+            return torch.full((input_ids.shape[0],), cancel.is_set(), dtype=torch.bool)
+
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            with llm._lock, torch.inference_mode():
+                result["ids"] = llm.model.generate(**inputs, **kwargs, streamer=streamer,
+                                                    stopping_criteria=StoppingCriteriaList([_Cancelled()]))
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer thread below
+            result["error"] = exc
+            streamer.end()  # unblock the consumer
+
+    worker = threading.Thread(target=run, name=f"generate-{llm.model_name}", daemon=True)
+    worker.start()
+    scanner = StopScanner(opts.stop)
+    started = not strip_leading
+    try:
+        for piece in streamer:
+            out = scanner.feed(piece)
+            if not started:
+                out = out.lstrip()
+                started = bool(out)
+            if out:
+                yield out
+            if scanner.stopped:
+                break
+        tail = scanner.flush()
+        if tail and strip_leading:
+            tail = tail.rstrip() if started else tail.strip()
+        if tail:
+            yield tail
+    finally:
+        cancel.set()
+        worker.join()
+    if "error" in result:
+        raise LLMError(f"local: generation with {llm.name} failed: {result['error']}",
+                       provider="local") from result["error"]
+    new_ids = result["ids"][0, n_in:].tolist()
+    text = scanner.emitted.strip() if strip_leading else scanner.emitted
+    return Completion(text, n_in, len(new_ids), watch.elapsed(), finish(llm, new_ids, max_new, scanner.stopped),
+                      llm.model_name)

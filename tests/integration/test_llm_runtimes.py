@@ -1,0 +1,162 @@
+"""The two generation runtimes of the embedded models: llama.cpp (the fast path, on the GGUF's 4-bit weights) and
+transformers (float32, kept for logits, log-probabilities and KID).
+
+The paths cannot give bit-identical logits (llama.cpp quantizes activations to 8 bits inside its dot products), so
+the documented tolerance is: greedy tokens are the same until the first place where the transformers model itself
+is nearly undecided, and there llama.cpp's choice is within `UNDECIDED_LOGITS` of the transformers favourite.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import llama_cpp  # noqa: F401 - installed by the set-up command; its absence must fail here, not skip
+import pytest
+
+from core.llm import llamacpp
+from core.llm.base import StopScanner
+from core.llm.local import LocalLLM
+
+pytestmark = pytest.mark.slow
+
+UNDECIDED_LOGITS = 1.0
+PROMPTS = ["Once upon a time, in a small village by the sea, there lived an old fisherman who",
+           "Marley was dead: to begin with. There is no doubt whatever about that. The register of his burial",
+           "Buck did not read the newspapers, or he would have known that trouble was brewing, not alone for"]
+
+
+@pytest.fixture(scope="module")
+def cache() -> Path:
+    from tests.conftest import MODEL_CACHE
+    return MODEL_CACHE
+
+
+@pytest.fixture(params=["smollm2", "gemma3-270m"])
+def llm(request: pytest.FixtureRequest, cache: Path) -> LocalLLM:
+    return LocalLLM(request.param, cache_dir=cache)
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    monkeypatch.delenv(llamacpp.RUNTIME_ENV, raising=False)
+    yield monkeypatch
+
+
+def transformers_greedy(llm: LocalLLM, ids: list[int], n: int) -> tuple[list[int], list[object]]:
+    """Greedy ids on the transformers weights, one forward pass per token, with the logits of each step."""
+    import torch
+    new, steps = [], []
+    for _ in range(n):
+        logits = llm.next_token_logits(ids + new)
+        steps.append(logits)
+        new.append(int(torch.argmax(logits)))
+    return new, steps
+
+
+def llama_greedy(llm: LocalLLM, ids: list[int], n: int) -> list[int]:
+    fast = llm._fast()
+    assert fast is not None
+    run = llamacpp.FastRun(StopScanner(()))
+    with llm._lock:
+        for _ in llamacpp.text_pieces(fast, ids, max_new=n, temperature=0.0, top_p=None, seed=None, stop_ids=(),
+                                      decode=llm.decode, scanner=run.scanner, run=run):
+            pass
+    return run.new_ids
+
+
+def test_generation_runs_on_llama_cpp_by_default(llm: LocalLLM, runtime: pytest.MonkeyPatch) -> None:
+    assert llm.runtime == "llama.cpp"
+    info = llm.warm()
+    assert info.source == "llama.cpp" and llamacpp.is_loaded(llm.model_name)
+    result = llm.generate_text(PROMPTS[0], max_tokens=8)
+    assert result.output_tokens == 8 and result.text.strip()
+
+
+def test_greedy_tokens_agree_until_the_model_itself_is_undecided(llm: LocalLLM,
+                                                                 runtime: pytest.MonkeyPatch) -> None:
+    identical = 0
+    for prompt in PROMPTS:
+        ids = llm.encode(prompt)
+        slow, steps = transformers_greedy(llm, ids, 16)
+        fast = llama_greedy(llm, ids, 16)
+        if fast == slow[:len(fast)]:
+            identical += 1
+            continue
+        at = next(i for i, (a, b) in enumerate(zip(fast, slow)) if a != b)
+        logits = steps[at]
+        gap = float(logits[slow[at]] - logits[fast[at]])  # type: ignore[index]
+        assert 0 < gap < UNDECIDED_LOGITS, (prompt, llm.decode(slow), llm.decode(fast), at, gap)
+    assert identical >= 1  # most prompts give the same greedy text; a divergence is the exception
+
+
+def test_a_missing_llama_cpp_falls_back_to_transformers_with_a_log_line(
+        runtime: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path) -> None:
+    runtime.setitem(sys.modules, "llama_cpp", None)  # `import llama_cpp` now raises ImportError
+    runtime.setattr(llamacpp, "_missing_logged", False)
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    with caplog.at_level(logging.WARNING, logger="core.llm.llamacpp"):
+        assert llm.runtime == "transformers"
+        result = llm.generate_text(PROMPTS[0], max_tokens=6)
+    assert result.output_tokens == 6
+    assert any("llama-cpp-python is not usable here" in r.getMessage() and "transformers" in r.getMessage()
+               for r in caplog.records)
+
+
+def story_text(words: int) -> str:
+    from tests.conftest import NOVELS
+    text = (NOVELS / "a_christmas_carol_pg46.txt").read_text(encoding="utf-8")
+    return " ".join(text[len(text) // 3:].split()[:words])
+
+
+def test_a_shared_prompt_prefix_is_evaluated_once(runtime: pytest.MonkeyPatch, cache: Path) -> None:
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    fast = llm._fast()
+    assert fast is not None
+    evaluated: list[int] = []
+    original = fast.llama.eval
+
+    def counting_eval(tokens):  # noqa: ANN001, ANN202 - a spy around the real evaluation
+        evaluated.append(len(tokens))
+        return original(tokens)
+
+    runtime.setattr(fast.llama, "eval", counting_eval)
+    story = story_text(900)  # about 1,200 tokens: two whole evaluation batches are shared
+    llm.generate_text(story + " The end of the first part.", max_tokens=4)
+    evaluated.clear()
+    second = llm.generate_text(story + " A second part began, and", max_tokens=4)
+    kept = len(llm.encode(story)) // llamacpp.N_BATCH * llamacpp.N_BATCH
+    assert kept >= 2 * llamacpp.N_BATCH
+    assert evaluated[0] == second.input_tokens - kept  # only the tail of the prompt was evaluated
+    assert evaluated[1:] == [1] * (len(evaluated) - 1)  # then one token per generated token
+
+
+def test_greedy_text_never_depends_on_what_was_asked_before(llm: LocalLLM, runtime: pytest.MonkeyPatch) -> None:
+    story = story_text(500)
+    prompt = story + " Then the ghost said"
+    first = llm.generate_text(prompt, max_tokens=12).text
+    llm.generate_text(story + " Meanwhile, in the kitchen,", max_tokens=12)  # shares the prompt's first batch
+    assert llm.generate_text(prompt, max_tokens=12).text == first
+    assert llm.generate_text(prompt, max_tokens=12).text == first  # the whole prompt is cached now
+
+
+def test_an_early_end_is_replaced_by_a_paragraph_until_min_tokens(runtime: pytest.MonkeyPatch, cache: Path) -> None:
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    messages = [{"role": "user", "content": "Say yes."}]
+    short = llm.complete(messages, max_tokens=300)
+    assert short.output_tokens < 100 and short.finish_reason == "stop"  # the model ends by itself, soon
+    longer = llm.complete(messages, max_tokens=300, min_tokens=160)
+    assert 160 <= longer.output_tokens <= 300 and longer.text.startswith(short.text)
+    assert "\n\n" in longer.text[len(short.text):len(short.text) + 3]
+
+
+def test_stop_strings_and_streaming_match_on_the_fast_path(llm: LocalLLM, runtime: pytest.MonkeyPatch) -> None:
+    whole = llm.generate_text(PROMPTS[1], max_tokens=16)
+    words = whole.text.split()
+    stop = " " + words[3]
+    cut = llm.generate_text(PROMPTS[1], max_tokens=16, stop=[stop])
+    assert stop not in cut.text and whole.text.startswith(cut.text) and cut.finish_reason == "stop"
+    messages = [{"role": "user", "content": "Describe a sunny day at the beach in one sentence."}]
+    stream = llm.stream(messages, max_tokens=16)
+    assert "".join(stream) == llm.complete(messages, max_tokens=16).text
