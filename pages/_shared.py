@@ -32,7 +32,9 @@ def selected_work_id() -> int | None:
 
 
 def select_work(work_id: int | None) -> None:
+    """Open `work_id` on every page: the next work picker drawn shows it (a new story, an import, a link)."""
     st.session_state["work_id"] = work_id
+    st.session_state["_work_picked"] = work_id
 
 
 def work_picker(label: str = "Work") -> int | None:
@@ -45,8 +47,11 @@ def work_picker(label: str = "Work") -> int | None:
     current = selected_work_id()
     index = ids.index(current) if current in ids else 0
     names = {w.id: f"{w.title} (#{w.id})" for w in works}
-    chosen = st.selectbox(label, ids, index=index, format_func=lambda i: names[i], key=f"picker_{label}")
-    select_work(chosen)
+    key = f"picker_{label}"
+    if st.session_state.pop("_work_picked", None) in ids:  # chosen by code since this picker was last drawn
+        st.session_state[key] = current  # the selectbox would otherwise keep showing its own last choice
+    chosen = st.selectbox(label, ids, index=index, format_func=lambda i: names[i], key=key)
+    st.session_state["work_id"] = chosen
     return chosen
 
 

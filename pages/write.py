@@ -41,7 +41,8 @@ work = store.get_work(work_id)
 story = "arc" in work.settings
 left, right = st.columns(2)
 temperature = left.slider("Temperature", 0.0, 1.5, 0.8, 0.05, key="write_temp")
-length = right.number_input("Max new tokens", 16, 4000, 1700 if story else 150, key="write_tokens")
+length = right.number_input("Max new tokens", 16, 4000, 1700 if story else 150,  # a key per kind: a story
+                            key="write_tokens_story" if story else "write_tokens")  # never inherits 150
 decode = DecodeParams(temperature=float(temperature), max_tokens=int(length))
 
 

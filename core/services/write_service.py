@@ -149,6 +149,7 @@ def draft_chapter(store: Any, work_id: int, llm: Any, *, decode: DecodeParams | 
     messages = chapter_messages(store, work_id, n, llm)
     options = replace(decode or params.decode, max_tokens=min((decode or params.decode).max_tokens,
                                                               params.chapter_tokens())).options()
+    options = replace(options, min_tokens=min(params.chapter_min_tokens(), options.max_tokens))
     done = _drain(llm.stream(messages, options), on_piece)
     raw = done.text if done else ""
     return finish_draft(llm, params, n, raw, prompt_text(messages))

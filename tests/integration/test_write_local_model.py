@@ -36,3 +36,13 @@ def test_one_short_chapter_with_the_local_model(store, smollm2: LocalLLM) -> Non
 
     out = ws.continue_work(store, work_id, ContinueParams(mode="kg-prompt", tokens=20), smollm2)
     assert out.text and out.mode == "kg-prompt" and smollm2.count_tokens(out.prompt) <= 1000
+
+
+def test_a_chapter_has_at_least_the_lower_word_count(store, smollm2: LocalLLM) -> None:  # noqa: ANN001
+    """Asked for 250-400 words, the chapter has them: max_tokens from the upper count, and an end-of-text before
+    the lower count in tokens becomes a new paragraph (on the Write page a leftover 150-token cap once gave 120)."""
+    params = WriteParams("5", "Cinderella", min_words=250, max_words=400, max_chapters=3, extractor="offline",
+                         decode=DecodeParams(temperature=0.0))
+    work_id = ws.start_story(store, "The Egg", params).id
+    draft = ws.draft_chapter(store, work_id, smollm2)
+    assert 250 <= len(draft.text.split()) <= 400 * 1.1, (len(draft.text.split()), draft.text[-300:])
