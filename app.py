@@ -12,6 +12,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: spinn
 
 import streamlit as st  # noqa: E402
 
+from core.services import llm_service  # noqa: E402
 from core.services.library import ensure_sample  # noqa: E402
 from pages._shared import get_store  # noqa: E402
 
@@ -36,9 +37,17 @@ def _seed_once() -> bool:
     return True
 
 
+@st.cache_resource(show_spinner=False)
+def _warm_up_once() -> bool:
+    """Once per server process: load the local models and the embedder in the background (pages share them)."""
+    llm_service.start_warm_up(get_store())
+    return True
+
+
 # A local icon: a Material icon as favicon is fetched from fonts.gstatic.com, which an offline install cannot reach.
 st.set_page_config(page_title="Fabula", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
 _seed_once()
+_warm_up_once()
 pages = [st.Page(PAGES_DIR / f, title=t, icon=i, url_path=u, default=(u == "library"))
          for f, t, i, u in PAGES if (PAGES_DIR / f).exists()]
 st.navigation(pages).run()

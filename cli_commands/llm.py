@@ -1,4 +1,5 @@
-"""LLM commands: ping (one short real request), models, status (endpoints, key sources, roles), use (assign)."""
+"""LLM commands: ping (one short real request), models, status (endpoints, key sources, roles), prepare (the embedded
+models' files, once), use (assign)."""
 from __future__ import annotations
 
 import argparse
@@ -28,6 +29,13 @@ def cmd_models(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def cmd_status(args: argparse.Namespace) -> dict[str, Any]:
     return {"endpoints": llm_service.endpoints(), "roles": llm_service.effective_roles(open_store())}
+
+
+def cmd_prepare(args: argparse.Namespace) -> list[dict[str, Any]]:
+    try:
+        return llm_service.prepare_local_models()
+    except (LLMError, OSError, ValueError) as exc:
+        raise CliError(f"the embedded models could not be prepared: {exc}") from exc
 
 
 def cmd_use(args: argparse.Namespace) -> dict[str, Any]:
@@ -60,6 +68,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(llm_sub.add_parser("models", help="providers and known models")).set_defaults(func=cmd_models)
     add_json_flag(llm_sub.add_parser("status", help="base URLs, where keys come from (never the keys), roles")
                   ).set_defaults(func=cmd_status)
+
+    add_json_flag(llm_sub.add_parser("prepare", help="write the embedded models' files into the model cache once, "
+                                     "so the app starts fast (the set-up command runs it)")).set_defaults(
+        func=cmd_prepare)
 
     p = add_json_flag(llm_sub.add_parser("use", help="assign an LLM to every role, or to one with --role"))
     p.add_argument("name", nargs="?", metavar="PROVIDER:MODEL")

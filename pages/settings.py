@@ -44,6 +44,11 @@ with st.form("llm_roles"):
             st.rerun()
 
 st.dataframe(pd.DataFrame(llm_service.effective_roles(store)), hide_index=True, width="stretch")
+if llm_service.local_runtime() == "llama.cpp":
+    st.caption("The embedded local models generate with llama.cpp on their 4-bit weights (the fast path).")
+else:
+    st.warning("The embedded local models generate with transformers here, several times slower: llama-cpp-python "
+               "is missing or turned off (FABULA_LOCAL_RUNTIME). `bash scripts/dev.sh setup` builds it.")
 if st.button("Use the environment's settings (FABULA_LLM…)", disabled=not (saved.default or saved.roles)):
     llm_service.clear_role_assignment(store)
     st.rerun()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,8 +22,17 @@ from typing import Any
 from core.config import Settings, get_settings
 from core.llm import LLM, LLMUsage, MeteredLLM, UsageSink, check_llm_name, get_llm, list_providers
 from core.llm.keys import KEYED_PROVIDERS, base_url, key_source
-from core.llm.pricing import (DEFAULT_PRICES, PriceTable, estimate_job_cost, format_usd, price_for, price_rows,
-                              price_table_from_json, price_table_to_json, prices_from_rows)
+from core.llm.pricing import (
+    DEFAULT_PRICES,
+    PriceTable,
+    estimate_job_cost,
+    format_usd,
+    price_for,
+    price_rows,
+    price_table_from_json,
+    price_table_to_json,
+    prices_from_rows,
+)
 from core.store import Store
 
 log = logging.getLogger(__name__)
@@ -135,6 +146,64 @@ def llm_without_store(role: str, cli_override: str | None = None, settings: Sett
 def metered(store: Store, llm: LLM, role: str, *, work_id: int | None = None, job_id: int | None = None) -> MeteredLLM:
     """`llm` metered into the store: build_llm's last step, and the door for a model a caller injects (a fake)."""
     return MeteredLLM(llm, usage_sink(store), role=role, work_id=work_id, job_id=job_id)
+
+
+# -- warm-up at server start -----------------------------------------------------------------------------------
+
+WARM_UP_ENV = "FABULA_WARM_UP"  # "0" turns it off (the app tests do: they never generate)
+
+
+def warm_up(store: Store, settings: Settings | None = None) -> list[str]:
+    """Load now what the first question or chapter would otherwise wait for: each local model a role uses (its
+    generation runtime and tokenizer) and the MiniLM embedder. Returns what was loaded; failures are logged and
+    skipped (a page then reports them when it really needs the model)."""
+    from core.nlp import load_embedder
+    loaded = []
+    names = dict.fromkeys(resolve_llm_name(store, role, None, settings) for role in ROLES)
+    for name in names:
+        if not name.startswith("local:"):
+            continue
+        try:
+            llm = get_llm(name, settings=settings)
+            warm = getattr(llm, "warm", None)
+            if warm is not None:
+                info = warm()
+                log.info("warm-up: %s ready (%s, %.1f s)", name, info.source, info.seconds)
+                loaded.append(name)
+        except Exception as exc:  # noqa: BLE001 - a warm-up never breaks the app
+            log.warning("warm-up: %s could not be loaded (%s)", name, exc)
+    try:
+        load_embedder()
+        loaded.append("embedder")
+    except Exception as exc:  # noqa: BLE001
+        log.warning("warm-up: the embedder could not be loaded (%s)", exc)
+    return loaded
+
+
+def local_runtime() -> str:
+    """Which runtime the embedded models generate with here: "llama.cpp" (fast) or "transformers"."""
+    from core.llm import llamacpp
+    return "llama.cpp" if llamacpp.available() else "transformers"
+
+
+def prepare_local_models(settings: Settings | None = None) -> list[dict[str, Any]]:
+    """The set-up step for the embedded models (`cli.py llm prepare`): files written once into the model cache so
+    the first page visit loads in seconds. The float32 copy is made only where llama.cpp cannot generate."""
+    from core.llm import llamacpp
+    from core.llm.local_models import LOCAL_MODELS, prepare
+    cache = (settings or get_settings()).cache_dir
+    fast = llamacpp.available()
+    return [{**prepare(name, cache, dequantize=not fast), "runtime": "llama.cpp" if fast else "transformers"}
+            for name in LOCAL_MODELS]
+
+
+def start_warm_up(store: Store, settings: Settings | None = None) -> threading.Thread | None:
+    """warm_up() in a background thread (None when FABULA_WARM_UP=0), so the server answers at once."""
+    if os.environ.get(WARM_UP_ENV, "1").strip() == "0":
+        return None
+    thread = threading.Thread(target=warm_up, args=(store, settings), name="fabula-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 # -- connection test and environment ---------------------------------------------------------------------------

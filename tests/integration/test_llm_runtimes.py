@@ -160,3 +160,30 @@ def test_stop_strings_and_streaming_match_on_the_fast_path(llm: LocalLLM, runtim
     messages = [{"role": "user", "content": "Describe a sunny day at the beach in one sentence."}]
     stream = llm.stream(messages, max_tokens=16)
     assert "".join(stream) == llm.complete(messages, max_tokens=16).text
+
+
+def test_prepare_writes_the_files_once_and_a_new_process_only_reads_them(runtime: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    from core.llm import local_models
+    row = local_models.prepare("smollm2", tmp_path, dequantize=False)
+    files = {p.relative_to(tmp_path): p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
+    assert Path("gguf/smollm2.q8_0.gguf") in files and Path("tokenizers/smollm2") / local_models.CACHE_MARKER in files
+    assert not row["dequantized"] and not list(tmp_path.rglob(".smollm2-*"))  # no scratch left, no float32 copy
+    runtime.setattr(local_models, "_tokenizers", {})  # as in a new process: nothing in memory
+    runtime.setattr(llamacpp, "_models", {})
+    llm = LocalLLM("smollm2", cache_dir=tmp_path)
+    assert llm.warm().source == "llama.cpp" and llm.generate_text(PROMPTS[0], max_tokens=4).output_tokens == 4
+    assert {p.relative_to(tmp_path): p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()} == files
+    llamacpp._models["smollm2"].llama.close()
+
+
+def test_the_server_warm_up_loads_each_local_role_model_and_the_embedder(store, runtime: pytest.MonkeyPatch,  # noqa: ANN001
+                                                                       cache: Path) -> None:
+    from core.services import llm_service
+    llm_service.save_role_assignment(store, "local:smollm2", {"writing": "fake:echo"})
+    runtime.setattr(llamacpp, "_models", {})
+    assert llm_service.warm_up(store) == ["local:smollm2", "embedder"]
+    assert llamacpp.is_loaded("smollm2") and not llamacpp.is_loaded("gemma3-270m")
+    llamacpp._models["smollm2"].llama.close()
+    runtime.setenv(llm_service.WARM_UP_ENV, "0")
+    assert llm_service.start_warm_up(store) is None

@@ -99,3 +99,9 @@ def test_restore_default_prices(page_env: None) -> None:
     _button(at, "Restore default prices").click().run()
     assert not at.exception
     assert llm_service.load_price_table(store)["openai:gpt-4o-mini"].input_per_1m == 0.15
+
+
+def test_the_page_says_which_runtime_the_embedded_models_use(page_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert any("generate with llama.cpp" in c.value for c in _open().caption)
+    monkeypatch.setenv("FABULA_LOCAL_RUNTIME", "transformers")
+    assert any("several times slower" in w.value for w in _open().warning)
