@@ -53,29 +53,28 @@ setup_llama_cpp() {
   "$VENV/bin/pip" install -q --no-deps "$dir"/llama_cpp_python-*.whl
 }
 
+apt_install() {
+  # apt_install PACKAGE PURPOSE: Debian's package where this user may install it, else a warning saying what is lost.
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> Installing Debian's $1 for $2"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null) \
+      || echo "warning: $1 could not be installed: $2" >&2
+  else
+    echo "warning: $1 is missing and cannot be installed here: $2" >&2
+  fi
+}
+
 setup_browser() {
   # The end-to-end tests drive Debian's chromium through Playwright (no browser download).
-  if [ -n "${FABULA_SKIP_BROWSER:-}" ] || command -v chromium >/dev/null 2>&1; then return 0; fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "==> Installing Debian's chromium for the browser tests"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-      || echo "warning: chromium could not be installed; browser tests will be skipped" >&2
-  else
-    echo "warning: chromium is missing and cannot be installed here; browser tests will be skipped" >&2
-  fi
+  [ -n "${FABULA_SKIP_BROWSER:-}" ] || command -v chromium >/dev/null 2>&1 \
+    || apt_install chromium "the browser tests (skipped without it)"
 }
 
 setup_postgres() {
   # The database tests start Debian's PostgreSQL themselves (initdb + pg_ctl in a temporary directory).
-  if [ -n "${FABULA_SKIP_POSTGRES:-}" ] || command -v initdb >/dev/null 2>&1 \
-     || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then return 0; fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "==> Installing Debian's PostgreSQL for the database tests"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
-      || echo "warning: postgresql could not be installed; the PostgreSQL tests will fail" >&2
-  else
-    echo "warning: PostgreSQL's initdb is missing and cannot be installed here; the PostgreSQL tests will fail" >&2
-  fi
+  [ -n "${FABULA_SKIP_POSTGRES:-}" ] || command -v initdb >/dev/null 2>&1 \
+    || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+    || apt_install postgresql "the PostgreSQL tests (they fail without it)"
 }
 
 case "${1:-app}" in
