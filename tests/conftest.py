@@ -16,7 +16,6 @@ NOVELS = SHARED_DATA / "novels" / "txt"
 
 _session_tmp = Path(tempfile.mkdtemp(prefix="fabula-tests-"))
 MODEL_CACHE = Path(os.environ.setdefault("FABULA_MODEL_CACHE", str(ROOT / "data" / "cache")))
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: busy-waiting threads starve 2 cores
 os.environ.setdefault("FABULA_DB_URL", f"sqlite:///{_session_tmp / 'default.db'}")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("FABULA_WARM_UP", "0")  # app tests never generate; a warm-up would only cost CPU

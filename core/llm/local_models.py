@@ -28,11 +28,13 @@ from core.llm.errors import LLMConfigError
 
 log = logging.getLogger(__name__)
 
-# On a small shared machine (2 cores, spaCy, the UI and other jobs competing), OpenMP threads that spin-wait for
-# each other make the model 3-8x slower; sleeping waits keep both threads useful. Measured on 2 cores at load ~6,
-# SmolLM2: a 532-token forward took 16-29 s with spinning threads, 4-5 s with PASSIVE (1 thread: 5-11 s).
-# The variable only counts if set before torch is first imported, hence here: `import core.llm` imports this module.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# OpenMP's wait policy is left at libgomp's default (spin briefly at a barrier, then sleep); a user's
+# OMP_WAIT_POLICY is respected. torch and llama.cpp share one libgomp (the same soname), so one policy serves both.
+# Measured on 2 quiet cores (Intel Xeon, 2026-11-24): PASSIVE made llama.cpp generate 25 tokens/s against 88 with
+# the default (a barrier per operation, hundreds per token, each paying a futex wake-up), and a 512-token torch
+# forward 0.73 s against 0.65 s. With a second busy process PASSIVE did better (38 against 22 tokens/s), and at load
+# ~6 torch was 3-8x slower spinning (an earlier measurement), so the default suits the app's usual case: one user,
+# nothing else running.
 
 CACHE_MARKER = "fabula-cache.json"
 
