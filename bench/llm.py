@@ -1,17 +1,21 @@
-"""The local LLMs: first (dequantizing) and cached load time, generation speed, and a quality probe that decides
-the default local model: token F1 (SQuAD normalisation, best of the two references) on the NarrativeQA summary
-questions in ../shared/data/narrativeqa/summaries_qa_dev.jsonl, with each model's best prompt format.
+"""The embedded models on both generation runtimes, side by side in one run: transformers (float32, dequantized
+from the GGUF) and llama.cpp (the GGUF's 4-bit weights as they are).
+
+For each model and runtime: first and cached load time (fresh subprocesses, an empty temporary cache, then the cache
+it left), generated tokens/s (greedy, 64 tokens, median of 3), prompt tokens/s (one 1,024-token prompt, evaluated
+as generation's prefill does: logits of the last position only), the
+perplexity of the same reference continuations (novel passages: 192 tokens of context, 64 scored), how often greedy
+text is identical, and the token-F1 probe (SQuAD normalisation, best of the two references) on the NarrativeQA
+summary questions in ../shared/data/narrativeqa/summaries_qa_dev.jsonl, in the chat format.
 
     .venv/bin/python bench/llm.py                  # both models; prints tables, writes bench/results/llm.json
-    .venv/bin/python bench/llm.py --budget-s 900   # up to all 50 questions per model and format
-
-Load times are measured in fresh subprocesses against an empty temporary cache (first load) and then the cache it
-left (cached load), so nothing already in memory or in data/cache flatters them.
+    .venv/bin/python bench/llm.py --n 20 --budget-s 120 --models smollm2
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -23,130 +27,209 @@ from typing import Any
 
 from _common import SHARED_DATA, table, write_results
 
+from core.llm import llamacpp
 from core.llm.local import LocalLLM
-from core.llm.local_models import LOCAL_MODELS
+from core.llm.local_models import LOCAL_MODELS, fast_gguf_file
 from core.metrics.token_f1 import token_f1
 
 QA_FILE = SHARED_DATA / "narrativeqa" / "summaries_qa_dev.jsonl"
+NOVELS = SHARED_DATA / "novels" / "txt"
 SPEED_PROMPT = "Once upon a time, in a small village by the sea, there lived an old fisherman who"
-# Prompt formats tried for every model (named constants, per ARCHITECTURE principle 3).
-CHAT_SYSTEM = "Read this story summary, then answer the question in a few words.\n\n{passage}"
-RAW_QA = "{passage}\n\nQuestion: {question}\nAnswer:"
+CHAT_SYSTEM = "Read this story summary, then answer the question in a few words."
 ANSWER_TOKENS = 32
+CONTEXT_TOKENS, SCORED_TOKENS, N_REFERENCES = 192, 64, 24
+GREEDY_TOKENS = 32
+RUNTIMES = ("transformers", "llama.cpp")
 
 
-# -- measurements ------------------------------------------------------------------------------------------------
+def use(runtime: str) -> None:
+    os.environ[llamacpp.RUNTIME_ENV] = runtime
 
-def load_in_subprocess(name: str, cache_dir: Path) -> dict[str, Any]:
+
+def load_in_subprocess(name: str, runtime: str, cache_dir: Path) -> dict[str, Any]:
     code = ("import json,sys; sys.path.insert(0, sys.argv[3]); from core.llm.local import LocalLLM; "
-            "info = LocalLLM(sys.argv[1], cache_dir=sys.argv[2]).load(); "
+            "info = LocalLLM(sys.argv[1], cache_dir=sys.argv[2]).warm(); "
             "print(json.dumps({'source': info.source, 'seconds': info.seconds}))")
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code, name, str(cache_dir), str(Path(__file__).parents[1])],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, env={**os.environ, llamacpp.RUNTIME_ENV: runtime})
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    result["process_seconds"] = round(time.perf_counter() - start, 2)  # including imports of torch/transformers
+    result["process_seconds"] = round(time.perf_counter() - start, 2)  # with the imports (torch, llama.cpp)
     return result
 
 
-def speed(llm: LocalLLM, repeats: int = 3) -> dict[str, float]:
-    import torch
-    gen_rates = []
+def forget_prefix(llm: LocalLLM) -> None:
+    """Make llama.cpp evaluate the next prompt in full (it would reuse the KV cache of an identical prefix)."""
+    fast = llm._fast()
+    if fast is not None:
+        fast.llama.reset()
+
+
+def speed(llm: LocalLLM, runtime: str, long_ids: list[int], repeats: int = 3) -> dict[str, float]:
+    use(runtime)
+    rates = []
     for _ in range(repeats):
+        forget_prefix(llm)
         result = llm.generate_text(SPEED_PROMPT, max_tokens=64)
-        gen_rates.append(result.output_tokens / result.seconds)
-    long_ids = llm.encode(" ".join(json.loads(line)["passage"] for line in QA_FILE.open())[:6000])[:1024]
+        rates.append(result.output_tokens / result.seconds)
     start = time.perf_counter()
-    with torch.inference_mode():
-        llm.model(input_ids=torch.tensor([long_ids]))
+    if runtime == "llama.cpp":
+        fast = llm._fast()
+        fast.llama.reset()
+        fast.llama.eval(long_ids)
+    else:
+        import torch
+        with torch.inference_mode():  # as generate()'s prefill does it: logits for the last position only
+            llm.model(input_ids=torch.tensor([long_ids]), logits_to_keep=1)
     prefill = len(long_ids) / (time.perf_counter() - start)
-    return {"gen_tok_s": round(statistics.median(gen_rates), 1), "prompt_tok_s": round(prefill, 1)}
+    return {"gen_tok_s": round(statistics.median(rates), 1), "prompt_tok_s": round(prefill, 1)}
 
 
-def answer(llm: LocalLLM, fmt: str, item: dict[str, Any]) -> str:
-    if fmt == "chat":  # the registry's complete(): chat template, or the plain transcript for base models
-        messages = [{"role": "system", "content": CHAT_SYSTEM.format(passage=item["passage"])},
-                    {"role": "user", "content": item["question"]}]
-        return llm.complete(messages, max_tokens=ANSWER_TOKENS, stop=["\n"]).text
-    prompt = RAW_QA.format(passage=item["passage"], question=item["question"])
-    return llm.generate_text(prompt, max_tokens=ANSWER_TOKENS, stop=["\n"]).text.strip()
+def references(llm: LocalLLM) -> list[tuple[list[int], list[int]]]:
+    """(context ids, continuation ids) from the novels: one window from the middle of each, then a second."""
+    out = []
+    books = sorted(NOVELS.glob("*.txt"))
+    for round_ in range(2):
+        for book in books:
+            text = book.read_text(encoding="utf-8", errors="replace")
+            start = len(text) // 3 + round_ * len(text) // 4
+            ids = llm.encode(text[start:start + 4000], add_special_tokens=False)[5:5 + CONTEXT_TOKENS + SCORED_TOKENS]
+            out.append((ids[:CONTEXT_TOKENS], ids[CONTEXT_TOKENS:]))
+            if len(out) == N_REFERENCES:
+                return out
+    return out
 
 
-def quality(llm: LocalLLM, fmt: str, items: list[dict[str, Any]], budget_s: float) -> dict[str, Any]:
-    """F1 per item, in file order, until the items or the time budget run out (at least 5 items)."""
-    scores, lengths, start = [], [], time.perf_counter()
-    examples = []
+def continuation_nll(llm: LocalLLM, runtime: str, refs: list[tuple[list[int], list[int]]], scorer: Any) -> float:
+    """Mean negative log-likelihood per scored token over all references."""
+    import numpy as np
+    import torch
+    total, count = 0.0, 0
+    for ctx, cont in refs:
+        ids = ctx + cont
+        if runtime == "llama.cpp":
+            scorer.reset()
+            scorer.eval(ids)
+            logits = np.array(scorer.scores[len(ctx) - 1:len(ids) - 1], dtype=np.float64)
+        else:
+            with torch.inference_mode():
+                logits = llm.model(input_ids=torch.tensor([ids])).logits[0, len(ctx) - 1:len(ids) - 1].double().numpy()
+        top = logits.max(axis=1, keepdims=True)
+        logz = (top + np.log(np.exp(logits - top).sum(axis=1, keepdims=True)))[:, 0]
+        picked = logits[np.arange(len(cont)), cont]
+        total += float((logz - picked).sum())
+        count += len(cont)
+    return total / count
+
+
+def greedy_texts(llm: LocalLLM, runtime: str, refs: list[tuple[list[int], list[int]]]) -> list[str]:
+    use(runtime)
+    texts = []
+    for ctx, _ in refs:
+        forget_prefix(llm)
+        texts.append(llm.generate_text(llm.decode(ctx), max_tokens=GREEDY_TOKENS).text)
+    return texts
+
+
+def quality(llm: LocalLLM, runtime: str, items: list[dict[str, Any]], budget_s: float) -> dict[str, Any]:
+    """F1 per item in file order until the items or the time budget run out (at least 5 items)."""
+    use(runtime)
+    scores, start, examples = [], time.perf_counter(), []
     for item in items:
         if len(scores) >= 5 and time.perf_counter() - start > budget_s:
             break
-        prediction = answer(llm, fmt, item)
+        messages = [{"role": "system", "content": f"{CHAT_SYSTEM}\n\n{item['passage']}"},
+                    {"role": "user", "content": item["question"]}]
+        prediction = llm.complete(messages, max_tokens=ANSWER_TOKENS, stop=["\n"]).text
         scores.append(max(token_f1(prediction, ref) for ref in item["answer"]))
-        lengths.append(len(prediction.split()))
-        if len(examples) < 3:
+        if len(examples) < 2:
             examples.append({"question": item["question"], "prediction": prediction, "references": item["answer"]})
-    seconds = time.perf_counter() - start
-    return {"format": fmt, "n": len(items), "f1": round(statistics.mean(scores), 4),
-            "f1_sem": round(statistics.stdev(scores) / len(scores) ** 0.5, 4) if len(scores) > 1 else None,
-            "answer_words": round(statistics.mean(lengths), 1), "s_per_item": round(seconds / len(items), 2),
-            "scores": [round(s, 4) for s in scores], "examples": examples}
+    return {"n": len(scores), "scores": [round(s, 4) for s in scores], "examples": examples,
+            "s_per_item": round((time.perf_counter() - start) / len(scores), 2)}
+
+
+def mean_sem(values: list[float]) -> tuple[float, float | None]:
+    sem = statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else None
+    return round(statistics.mean(values), 4), (round(sem, 4) if sem is not None else None)
+
+
+def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Path) -> list[dict[str, Any]]:
+    import llama_cpp
+    rows: dict[str, dict[str, Any]] = {}
+    for runtime in RUNTIMES:
+        cache = tmp / f"{name}-{runtime}"
+        first, cached = load_in_subprocess(name, runtime, cache), load_in_subprocess(name, runtime, cache)
+        rows[runtime] = {"model": name, "runtime": runtime, "first_load_s": first["seconds"],
+                         "cached_load_s": cached["seconds"], "first_process_s": first["process_seconds"],
+                         "cached_process_s": cached["process_seconds"], "load_sources": [first["source"],
+                                                                                         cached["source"]]}
+        print(f"{name} [{runtime}]: loaded", rows[runtime], flush=True)
+    llm = LocalLLM(name, cache_dir=tmp / f"{name}-transformers")
+    llm.load()
+    use("llama.cpp")
+    llm.warm()
+    long_text = " ".join(json.loads(line)["passage"] for line in QA_FILE.open(encoding="utf-8"))[:8000]
+    long_ids = llm.encode(long_text)[:1024]
+    refs = references(llm)
+    gguf = fast_gguf_file(name, tmp / f"{name}-transformers")  # the file the llama.cpp path generates from
+    scorer = llama_cpp.Llama(model_path=str(gguf), n_ctx=512, n_batch=512, logits_all=True,
+                             n_threads=llamacpp.cpu_threads(), verbose=False)
+    texts = {}
+    for runtime in RUNTIMES:
+        rows[runtime].update(speed(llm, runtime, long_ids))
+        nll = continuation_nll(llm, runtime, refs, scorer)
+        rows[runtime].update({"nll": round(nll, 4), "perplexity": round(math.exp(nll), 3)})
+        texts[runtime] = greedy_texts(llm, runtime, refs[:12])
+        print(f"{name} [{runtime}]: speed and perplexity", {k: rows[runtime][k] for k in
+                                                           ("gen_tok_s", "prompt_tok_s", "perplexity")}, flush=True)
+    scorer.close()
+    same = sum(a == b for a, b in zip(texts["transformers"], texts["llama.cpp"]))
+    for runtime in RUNTIMES:
+        q = quality(llm, runtime, items, budget_s)
+        rows[runtime].update({"qa_n": q["n"], "qa_scores": q["scores"], "qa_examples": q["examples"],
+                              "qa_s_per_item": q["s_per_item"]})
+        print(f"{name} [{runtime}]: QA n={q['n']}, {q['s_per_item']} s/item", flush=True)
+    n = min(rows[r]["qa_n"] for r in RUNTIMES)  # compare on the questions both finished
+    base = rows["transformers"]
+    for runtime in RUNTIMES:
+        row = rows[runtime]
+        row["f1"], row["f1_sem"] = mean_sem(row["qa_scores"][:n])
+        row["qa_n_common"] = n
+        row["gen_x"] = round(row["gen_tok_s"] / base["gen_tok_s"], 2)
+        row["prompt_x"] = round(row["prompt_tok_s"] / base["prompt_tok_s"], 2)
+        row["perplexity_change_pct"] = round(100 * (row["perplexity"] / base["perplexity"] - 1), 2)
+        row["greedy_identical"] = f"{same}/{len(texts['llama.cpp'])}"
+    rows["llama.cpp"]["greedy_examples"] = [{"transformers": a, "llama.cpp": b} for a, b in
+                                            zip(texts["transformers"][:3], texts["llama.cpp"][:3])]
+    return [rows[r] for r in RUNTIMES]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=50, help="questions per model and format (max 50)")
+    parser.add_argument("--n", type=int, default=50, help="QA questions per model and runtime (max 50)")
     parser.add_argument("--models", nargs="*", default=list(LOCAL_MODELS))
-    parser.add_argument("--budget-s", type=float, default=300,
-                        help="seconds per model and prompt format; models are compared on the items all finished")
+    parser.add_argument("--budget-s", type=float, default=300, help="QA seconds per model and runtime")
     args = parser.parse_args()
     load_at_start = os.getloadavg()[0]
     items = [json.loads(line) for line in QA_FILE.open(encoding="utf-8")][: args.n]
-
-    load_rows, speed_rows, quality_rows = [], [], []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="fabula-bench-llm-") as tmp:
         for name in args.models:
-            cache = Path(tmp) / name
-            first, cached = load_in_subprocess(name, cache), load_in_subprocess(name, cache)
-            assert (first["source"], cached["source"]) == ("gguf", "disk cache"), (first, cached)
-            load_rows.append({"model": name, "first_load_s": first["seconds"], "cached_load_s": cached["seconds"],
-                              "first_process_s": first["process_seconds"],
-                              "cached_process_s": cached["process_seconds"]})
-            print(f"{name}: loaded", load_rows[-1], flush=True)
-            llm = LocalLLM(name, cache_dir=cache)
-            llm.load()
-            speed_rows.append({"model": name, **speed(llm)})
-            print(f"{name}: speed", speed_rows[-1], flush=True)
-            for fmt in ("chat", "qa"):
-                quality_rows.append({"model": name, **quality(llm, fmt, items, args.budget_s)})
-                q = quality_rows[-1]
-                print(f"{name} [{fmt}]: F1 {q['f1']:.3f} ± {q['f1_sem']} on n={q['n']}, {q['s_per_item']} s/item",
-                      flush=True)
-
-    # compare on the questions every model and format finished (same items for all)
-    n_common = min(r["n"] for r in quality_rows)
-    for row in quality_rows:
-        common = row["scores"][:n_common]
-        row["f1_common"] = round(statistics.mean(common), 4)
-        row["f1_common_sem"] = round(statistics.stdev(common) / n_common ** 0.5, 4) if n_common > 1 else None
-    best: dict[str, dict[str, Any]] = {}
-    for row in quality_rows:
-        if row["model"] not in best or row["f1_common"] > best[row["model"]]["f1_common"]:
-            best[row["model"]] = row
-    winner = max(best.values(), key=lambda r: r["f1_common"])["model"]
-    print("\n" + table(load_rows))
-    print("\n" + table(speed_rows))
-    print("\n" + table([{k: r[k] for k in ("model", "format", "n", "f1", "f1_common", "f1_common_sem",
-                                             "answer_words", "s_per_item")} for r in quality_rows]))
-    print(f"\ndefault local model by F1 on the {n_common} common questions (best format each): local:{winner}")
+            rows += bench_model(name, items, args.budget_s, Path(tmp))
+    print("\n" + table(rows, ["model", "runtime", "first_load_s", "cached_load_s", "cached_process_s", "gen_tok_s",
+                              "gen_x", "prompt_tok_s", "prompt_x"]))
+    print("\n" + table(rows, ["model", "runtime", "perplexity", "perplexity_change_pct", "greedy_identical",
+                              "qa_n_common", "f1", "f1_sem", "qa_s_per_item"]))
+    import llama_cpp
     import torch
     import transformers
     path = write_results("llm", {"torch": torch.__version__, "transformers": transformers.__version__,
-                                 "torch_threads": torch.get_num_threads(),
+                                 "llama_cpp_python": llama_cpp.__version__,
+                                 "llama_cpp_system": llama_cpp.llama_print_system_info().decode().strip(),
+                                 "torch_threads": torch.get_num_threads(), "llama_threads": llamacpp.cpu_threads(),
                                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
-                                 "load_avg_at_bench_start": load_at_start, "load_avg_at_end": os.getloadavg()[0], "qa_file": str(QA_FILE.name),
-                                 "n_common": n_common, "budget_s_per_format": args.budget_s,
-                                 "load": load_rows, "speed": speed_rows, "quality": quality_rows,
-                                 "best_format": {m: r["format"] for m, r in best.items()},
-                                 "winner": f"local:{winner}"})
+                                 "load_avg_at_bench_start": load_at_start, "load_avg_at_end": os.getloadavg()[0],
+                                 "qa_file": QA_FILE.name, "budget_s": args.budget_s, "rows": rows})
     print(f"wrote {path}")
 
 

@@ -80,8 +80,13 @@ def cmd_delete(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_seed(args: argparse.Namespace) -> dict[str, Any]:
-    work = library.ensure_sample(open_store())
-    return {"seeded": work is not None, "work_id": work.id if work else None}
+    """The sample book, imported once, with its passages embedded now (the set-up step of `dev.sh app`), so the
+    first question about it does not wait for MiniLM to read the whole book."""
+    from core.services.qa_corpus import ensure_vectors
+    store = open_store()
+    work = library.ensure_sample(store)
+    embedded = ensure_vectors(store, work.id) if work is not None else 0
+    return {"seeded": work is not None, "work_id": work.id if work else None, "embedded": embedded}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
