@@ -257,7 +257,7 @@ def test_continue_a_chapter_with_smollm2(ui) -> None:  # noqa: ANN001
     revisions = page.get_by_text(re.compile(r"Chapter 7 has 1 revision\(s\)\."))
     revisions.wait_for()
     page.get_by_role("button", name="Continue", exact=True).click()
-    prompt = page.get_by_text(re.compile(r"Prompt \(plain, [\d.]+ s\)"))
+    prompt = page.get_by_text(re.compile(r"Prompt \(plain, [\d.]+ s, [\d.]+ tokens/s\)"))  # tokens/s for every mode
     wait_for_outcome(page, prompt, timeout=MODEL_RUN)
     no_exception(page)
     generated = page.locator("xpath=(//*[@data-testid='stExpander'][contains(normalize-space(), 'Prompt (plain')])[1]"
