@@ -218,19 +218,25 @@ def _tokenizer_from_gguf(spec: LocalModelSpec, target: Path) -> Any:
     transformers.utils.logging.disable_progress_bar()
     gguf = gguf_file(spec.name, target.parent.parent)
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    saved = target.parent.parent / "tokenizers" / spec.name
-    if not (saved / CACHE_MARKER).is_file():
-        try:
-            saved.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(prefix=f".{spec.name}-", dir=saved.parent) as scratch:
-                staging = Path(scratch) / "tokenizer"
-                tokenizer.save_pretrained(staging)
-                (staging / CACHE_MARKER).write_text(json.dumps({"model": spec.name, "from": gguf.name}))
-                shutil.rmtree(saved, ignore_errors=True)
-                os.replace(staging, saved)
-        except OSError as exc:  # a read-only or full disk costs speed next time, nothing else
-            log.info("tokenizer of %s not saved (%s)", spec.name, exc)
+    _save_tokenizer(tokenizer, spec.name, target.parent.parent)
     return tokenizer
+
+
+def _save_tokenizer(tokenizer: Any, name: str, cache_dir: Path) -> None:
+    """Keep the tokenizer in `<cache_dir>/tokenizers/<name>/` (whole or not at all) unless it is there already."""
+    saved = Path(cache_dir) / "tokenizers" / name
+    if (saved / CACHE_MARKER).is_file():
+        return
+    try:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=f".{name}-", dir=saved.parent) as scratch:
+            staging = Path(scratch) / "tokenizer"
+            tokenizer.save_pretrained(staging)
+            (staging / CACHE_MARKER).write_text(json.dumps({"model": name}))
+            shutil.rmtree(saved, ignore_errors=True)
+            os.replace(staging, saved)
+    except OSError as exc:  # a read-only or full disk costs speed next time, nothing else
+        log.info("tokenizer of %s not saved (%s)", name, exc)
 
 
 def gguf_file(name: str, cache_dir: Path) -> Path:
@@ -326,7 +332,7 @@ def prepare(name: str, cache_dir: Path, *, dequantize: bool) -> dict[str, Any]:
     tokenizer and, with `dequantize` (the transformers path), the float32 model cache. Nothing stays in memory."""
     start = time.perf_counter()
     gguf = gguf_file(name, cache_dir) if dequantize else fast_gguf_file(name, cache_dir)
-    load_local_tokenizer(name, cache_dir)
+    _save_tokenizer(load_local_tokenizer(name, cache_dir), name, cache_dir)  # also when this process had it already
     if dequantize and not is_cached(name, cache_dir):
         load_local_model(name, cache_dir)
         unload(name)
