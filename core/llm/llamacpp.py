@@ -91,6 +91,11 @@ def available() -> bool:
     return True
 
 
+def runtime_name() -> str:
+    """Which runtime the embedded models generate with here: "llama.cpp" (fast) or "transformers"."""
+    return "llama.cpp" if available() else "transformers"
+
+
 def cpu_threads() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -139,7 +144,6 @@ class FastRun:
     scanner: StopScanner
     new_ids: list[int] = field(default_factory=list)
     ended: bool = False
-    reused: int = 0  # prompt tokens whose KV cache an earlier call had left
 
 
 class Detokenizer:
@@ -196,7 +200,6 @@ def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, te
             keep = 0
         llama.n_tokens = keep  # evaluation starts after the kept batches
         model.prompt = prompt
-        run.reused += keep
         tokens = llama.generate(prompt[keep:], temp=temperature if sampling else 0.0, top_k=0,
                                 top_p=(top_p or 1.0) if sampling else 1.0, min_p=0.0, typical_p=1.0,
                                 repeat_penalty=1.0, reset=False)

@@ -90,7 +90,7 @@ class LocalLLM:
     @property
     def runtime(self) -> str:
         """Which runtime generates: "llama.cpp" or "transformers" (for logs, the Settings page and benchmarks)."""
-        return "llama.cpp" if llamacpp.available() else "transformers"
+        return llamacpp.runtime_name()
 
     @property
     def model(self) -> Any:

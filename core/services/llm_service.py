@@ -183,7 +183,7 @@ def warm_up(store: Store, settings: Settings | None = None) -> list[str]:
 def local_runtime() -> str:
     """Which runtime the embedded models generate with here: "llama.cpp" (fast) or "transformers"."""
     from core.llm import llamacpp
-    return "llama.cpp" if llamacpp.available() else "transformers"
+    return llamacpp.runtime_name()
 
 
 def prepare_local_models(settings: Settings | None = None) -> list[dict[str, Any]]:
@@ -192,9 +192,8 @@ def prepare_local_models(settings: Settings | None = None) -> list[dict[str, Any
     from core.llm import llamacpp
     from core.llm.local_models import LOCAL_MODELS, prepare
     cache = (settings or get_settings()).cache_dir
-    fast = llamacpp.available()
-    return [{**prepare(name, cache, dequantize=not fast), "runtime": "llama.cpp" if fast else "transformers"}
-            for name in LOCAL_MODELS]
+    runtime = llamacpp.runtime_name()
+    return [{**prepare(name, cache, dequantize=runtime == "transformers"), "runtime": runtime} for name in LOCAL_MODELS]
 
 
 def start_warm_up(store: Store, settings: Settings | None = None) -> threading.Thread | None:
