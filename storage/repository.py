@@ -15,6 +15,7 @@ from storage.db import make_engine, migrate, session_factory
 from storage.kg_repository import KgRepository
 from storage.narco_repository import NarcoRepository
 from storage.summary_repository import SummaryRepository
+from storage.task_repository import TaskRepository
 from storage.models import (ChapterAnalysisRow, ChapterRevisionRow, ChapterRow, ChunkRow, JobRow, LlmCallRow, MetaRow,
                             WorkRow, utcnow)
 
@@ -34,7 +35,7 @@ def _job(row: JobRow) -> Job:
                total=row.total, state=dict(row.state or {}), error=row.error)
 
 
-class SqlStore(KgRepository, NarcoRepository, SummaryRepository):
+class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository):
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions: sessionmaker[Session] = session_factory(engine)

@@ -8,6 +8,7 @@ from storage.models import Base
 import storage.models_kg  # noqa: F401
 import storage.models_narco  # noqa: F401
 import storage.models_summary  # noqa: F401
+import storage.models_tasks  # noqa: F401
 
 config = context.config
 target_metadata = Base.metadata

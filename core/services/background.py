@@ -1,0 +1,221 @@
+"""The background worker: long jobs run in threads owned by the server process, not in a page's script, so leaving
+the page, reloading it or opening a second tab does not stop them.
+
+    task = background.submit(store, work_id, "kg_build", {"extractor": "offline"})   # JobRefused: work is busy
+    view = background.task_view(store, work_id)        # any tab, any process: running, progress, time left, ...
+    background.request_stop(store, work_id)            # the job ends at its next safe point, the finished kept
+    background.resume(store, work_id)                  # a job killed with its server (or stopped) continues
+
+Each job first claims its work in the work_tasks table (core.tasks; atomic on SQLite and PostgreSQL), so a second
+job on the same work is refused wherever it is asked for, while jobs on different works run side by side (up to
+MAX_RUNNING at once; more wait their turn). A running job beats a heartbeat every HEARTBEAT_S seconds; its
+should_stop() reads the stop request from the database between units. The job kinds are plain functions over the
+services (core.services.background_jobs), which still run everything through the one job runner (jobs.JobRunner):
+commit per unit, resume, the jobs table. A server killed midway leaves its task "running" with a quiet heartbeat:
+task_view calls it interrupted, and resume() runs the same request again, which resumes the unfinished job row.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from core.services.jobs import JobStopped, error_text
+from core.tasks import TaskStatus, TaskStore, WorkTask, utcnow
+
+HEARTBEAT_S = 3.0
+STALE_AFTER = timedelta(seconds=20)     # several missed heartbeats: the server that ran it is gone
+MAX_RUNNING = 3                          # jobs running at once in one server; more wait for a free slot
+
+
+class JobRefused(RuntimeError):
+    """The work already has a job running (here or in another tab or server)."""
+
+
+@dataclass
+class Controls:
+    """A running job's wiring: its progress goes to the task row, its stop check reads the task row."""
+
+    store: TaskStore
+    work_id: int
+    owner: str
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+    def on_progress(self, done: int, total: int, message: str) -> None:
+        if self.store.beat_task(self.work_id, self.owner, done=done, total=total, message=message[:500]):
+            self.stopping.set()
+
+    def should_stop(self) -> bool:
+        """Asked by the job runner between units: a Stop pressed in any tab, or the task taken from this worker."""
+        if not self.stopping.is_set() and self.store.beat_task(self.work_id, self.owner):
+            self.stopping.set()
+        return self.stopping.is_set()
+
+
+JobFn = Callable[[Any, int, dict[str, Any], Controls], str]   # (store, work_id, params, controls) -> outcome line
+
+
+@dataclass(frozen=True)
+class JobKind:
+    name: str
+    label: str          # "Graph build": how pages name a running job
+    unit: str           # "chapters": what done/total count
+    run: JobFn
+
+
+KINDS: dict[str, JobKind] = {}
+
+
+def job_kind(name: str, label: str, unit: str) -> Callable[[JobFn], JobFn]:
+    """Register a function as the job kind `name` (core.services.background_jobs registers the app's kinds)."""
+    def register(fn: JobFn) -> JobFn:
+        KINDS[name] = JobKind(name, label, unit, fn)
+        return fn
+    return register
+
+
+def _kinds() -> dict[str, JobKind]:
+    import core.services.background_jobs  # noqa: F401 - registers the app's job kinds on first use
+    return KINDS
+
+
+def label_of(kind: str) -> str:
+    known = _kinds().get(kind)
+    return known.label if known else kind
+
+
+class Worker:
+    """Runs jobs in daemon threads (a server shut down mid-job leaves it interrupted, to resume, rather than hanging
+    the shutdown until the job ends). One per process: `worker()`."""
+
+    def __init__(self, max_running: int = MAX_RUNNING, heartbeat_s: float = HEARTBEAT_S,
+                 stale_after: timedelta = STALE_AFTER) -> None:
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.heartbeat_s, self.stale_after = heartbeat_s, stale_after
+        self._slots = threading.BoundedSemaphore(max_running)
+        self._threads: dict[int, threading.Thread] = {}
+
+    def submit(self, store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None) -> WorkTask:
+        """Claim `work_id` for a `kind` job and start it; JobRefused when a live job holds the work."""
+        if kind not in _kinds():
+            raise ValueError(f"Unknown job kind {kind!r}.")
+        store.get_work(work_id)  # NotFound for a work that is gone
+        task = store.claim_task(work_id, kind, self.owner, dict(params or {}), utcnow() - self.stale_after)
+        if task is None:
+            held = store.get_task(work_id)
+            what = label_of(held.kind) if held else "Another job"
+            raise JobRefused(f"{what} is already running on this work. Wait for it to finish, or stop it first.")
+        thread = threading.Thread(target=self._run, args=(store, task), daemon=True, name=f"fabula-{kind}-{work_id}")
+        self._threads[work_id] = thread
+        thread.start()
+        return task
+
+    def _run(self, store: Any, task: WorkTask) -> None:
+        controls = Controls(store, task.work_id, self.owner)
+        ended = threading.Event()
+        beat = threading.Thread(target=self._beat, args=(controls, ended), daemon=True,
+                                name=f"fabula-beat-{task.work_id}")
+        beat.start()
+        try:
+            with self._slots:  # a job waiting for a slot keeps beating, so it is not taken for dead
+                if controls.should_stop():
+                    store.finish_task(task.work_id, self.owner, TaskStatus.STOPPED, "Stopped before it started.")
+                    return
+                outcome = _kinds()[task.kind].run(store, task.work_id, task.params, controls)
+            store.finish_task(task.work_id, self.owner, TaskStatus.DONE, outcome)
+        except JobStopped as exc:
+            store.finish_task(task.work_id, self.owner, TaskStatus.STOPPED, str(exc))
+        except Exception as exc:  # noqa: BLE001 - the job's error is its outcome, shown by every page
+            store.finish_task(task.work_id, self.owner, TaskStatus.FAILED, error=error_text(exc))
+        finally:
+            ended.set()
+
+    def _beat(self, controls: Controls, ended: threading.Event) -> None:
+        while not ended.wait(self.heartbeat_s):
+            try:
+                if controls.store.beat_task(controls.work_id, controls.owner):
+                    controls.stopping.set()
+            except Exception:  # noqa: BLE001, S112 - a busy database now and then: the next beat tries again
+                continue
+
+    def wait(self, work_id: int, timeout: float | None = None) -> bool:
+        """Wait for this worker's job on `work_id` to end (tests, the CLI); True when it has."""
+        thread = self._threads.get(work_id)
+        if thread is not None:
+            thread.join(timeout)
+        return thread is None or not thread.is_alive()
+
+
+_worker: Worker | None = None
+_worker_lock = threading.Lock()
+
+
+def worker() -> Worker:
+    """The process's worker, shared by every Streamlit session and rerun."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = Worker()
+        return _worker
+
+
+def submit(store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None) -> WorkTask:
+    return worker().submit(store, work_id, kind, params)
+
+
+def request_stop(store: TaskStore, work_id: int) -> bool:
+    return store.request_stop(work_id)
+
+
+def resume(store: TaskStore, work_id: int) -> WorkTask:
+    """Run the work's last task again with the same request: its unfinished job row resumes where it ended."""
+    task = store.get_task(work_id)
+    if task is None:
+        raise JobRefused("This work has no job to resume.")
+    return submit(store, work_id, task.kind, task.params)
+
+
+@dataclass
+class TaskView:
+    """What a page shows of a work's background job: `state` is none, running, stopping, interrupted, done, failed
+    or stopped."""
+
+    task: WorkTask | None
+    state: str
+    label: str = ""
+    unit: str = ""
+    seconds_left: float | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.state in ("running", "stopping")
+
+
+def task_view(store: TaskStore, work_id: int, stale_after: timedelta = STALE_AFTER) -> TaskView:
+    task = store.get_task(work_id)
+    if task is None:
+        return TaskView(None, "none")
+    kind = _kinds().get(task.kind)
+    label, unit = (kind.label, kind.unit) if kind else (task.kind, "steps")
+    now = utcnow()
+    if task.interrupted(now, stale_after):
+        return TaskView(task, "interrupted", label, unit)
+    if task.status is TaskStatus.RUNNING:
+        return TaskView(task, "stopping" if task.stop_requested else "running", label, unit, task.seconds_left(now))
+    return TaskView(task, task.status.value, label, unit)
+
+
+def time_left(seconds: float | None) -> str:
+    """"about 3 min left", or "" before a rate is measured."""
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return "less than a minute left"
+    if seconds < 3600:
+        return f"about {round(seconds / 60)} min left"
+    return f"about {seconds / 3600:.1f} h left"

@@ -1,0 +1,66 @@
+"""The job kinds the background worker runs (core.services.background): each turns a task's JSON params into one
+service call with the worker's progress and stop wiring, and returns the line a page shows when it is done.
+
+The params are what a page submits and what Resume submits again, so they hold only plain values; a resumed call
+finds its unfinished job row through the service's own JobRunner.resumable.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from core.services.background import Controls, job_kind
+
+
+@job_kind("kg_build", "Graph build", "chapters")
+def build_graph(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+    """params: extractor ("offline", "llm", "grapher"), force, llm_name (None: the extraction role's model)."""
+    from core.services import kg_service, llm_service
+    extractor = str(params.get("extractor", "offline"))
+    name = params.get("llm_name")
+    if extractor != "offline":
+        name = name or llm_service.resolve_llm_name(store, "extraction")
+        before = llm_service.usage_tally(store, name, work_id=work_id)
+    report = kg_service.build_graph(store, work_id, extractor=extractor, llm_name=name,
+                                    force=bool(params.get("force", False)), on_progress=controls.on_progress,
+                                    should_stop=controls.should_stop)
+    lines = [f"{report.entities} entities, {report.edges} edges, {report.facts} facts in {report.seconds:.1f} s"]
+    if changed := report.stats.get("changed_during_build"):
+        lines.append(f"{changed} chapter(s) were saved again while the build read them, so they are not in the graph "
+                     "yet: build again to bring them in.")
+    if name:  # the tally of this build: what the work's usage grew by
+        after = llm_service.usage_tally(store, name, work_id=work_id)
+        lines.append(f"This build used {after['calls'] - before['calls']} LLM calls, "
+                     f"{after['input_tokens'] - before['input_tokens']:,} input and "
+                     f"{after['output_tokens'] - before['output_tokens']:,} output tokens with {name}.")
+    return "\n".join(lines)
+
+
+@job_kind("narco", "NARCO build", "passages")
+def build_narco(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+    """params: llm_name, window, first_chapter, last_chapter."""
+    from core.services import llm_service, narco_service
+    name = params.get("llm_name") or llm_service.resolve_llm_name(store, "extraction")
+    narco = narco_service.NarcoParams(window=int(params.get("window", 3)), first_chapter=params.get("first_chapter"),
+                                      last_chapter=params.get("last_chapter"))
+    llm = llm_service.build_llm(store, "extraction", name, work_id=work_id)
+    report = narco_service.build_edges(store, work_id, llm, narco, llm_name=name, on_progress=controls.on_progress,
+                                       should_stop=controls.should_stop)
+    return (f"{report.kept} questions kept of {report.generated}; spent {report.tally['input_tokens']:,} + "
+            f"{report.tally['output_tokens']:,} tokens ({report.tally['label']})")
+
+
+@job_kind("summaries", "Summaries", "summaries")
+def write_summaries(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+    """params: chapters, modes, force, context_tokens, summary_tokens."""
+    from core.services import summary_service
+    from core.summarize import SummaryParams
+    settings = SummaryParams(context_tokens=params.get("context_tokens"),
+                             summary_tokens=int(params.get("summary_tokens", 200)))
+    report = summary_service.summarize(store, work_id, chapters=params.get("chapters"),
+                                       modes=tuple(params.get("modes", ("kg",))), params=settings,
+                                       force=bool(params.get("force", False)), on_progress=controls.on_progress,
+                                       should_stop=controls.should_stop)
+    tally = report.tally
+    return "\n".join([f"{report.summarized} written, {report.skipped} already up to date · spent "
+                      f"{tally['input_tokens']:,} + {tally['output_tokens']:,} tokens ({tally['label']})",
+                      *report.notes])
