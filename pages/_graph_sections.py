@@ -9,40 +9,13 @@ import streamlit as st
 
 from core.kg.types import EXTRACTORS, NODE_TYPES
 from core.services import kg_service, kg_views
+from pages._jobs import start_job
 from pages._shared import plain
 
 
-def _build(store: Any, work_id: int, extractor: str, force: bool) -> None:
-    """Run a build with a progress bar; an error is shown, the finished chapters are kept."""
-    from core.services import llm_service
-    name = None
-    with st.status("Building the graph…", expanded=True) as status:
-        bar = st.progress(0.0)
-        try:
-            if extractor != "offline":  # the service builds the model (a missing key is an error to show)
-                name = llm_service.resolve_llm_name(store, "extraction")
-                before = llm_service.usage_tally(store, name, work_id=work_id)
-            report = kg_service.build_graph(store, work_id, extractor=extractor, llm_name=name, force=force,
-                                            on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
-        except Exception as exc:  # noqa: BLE001 - shown to the user; the finished chapters are kept
-            status.update(label="The build stopped; finished chapters are saved and it can resume", state="error",
-                          expanded=True)
-            st.error(plain(str(exc)))
-            return
-        status.update(label=f"{report.entities} entities, {report.edges} edges, {report.facts} facts "
-                            f"in {report.seconds:.1f} s", state="complete")
-    if changed := report.stats.get("changed_during_build"):
-        st.warning(f"{changed} chapter(s) were saved again while the build read them, so they are not in the graph "
-                   "yet: build again to bring them in.")
-    if name:  # the tally of this build: what the work's usage grew by
-        after = llm_service.usage_tally(store, name, work_id=work_id)
-        st.caption(f"This build used {after['calls'] - before['calls']} LLM calls, "
-                   f"{after['input_tokens'] - before['input_tokens']:,} input and "
-                   f"{after['output_tokens'] - before['output_tokens']:,} output tokens with {name}.")
-
-
-def build_section(store: Any, work_id: int) -> kg_service.GraphStatus:
-    """The "Build or update the graph" expander; the graph's status after any build it ran."""
+def build_section(store: Any, work_id: int, busy: bool = False) -> kg_service.GraphStatus:
+    """The "Build or update the graph" expander (its button starts a background build; disabled while `busy`, a job
+    holding the work); the graph's status."""
     status = kg_service.graph_status(store, work_id)
     with st.expander("Build or update the graph", expanded=not status.up_to_date or status.unfinished_job):
         note = st.empty()  # filled after a build on this run, so it never reports the state from before it
@@ -54,9 +27,8 @@ def build_section(store: Any, work_id: int) -> kg_service.GraphStatus:
             est = kg_service.llm_build_estimate(store, work_id, force)
             st.caption(f"Estimate with {est['model']}: {est['chapters']} chapters, ~{est['input_tokens']:,} input and "
                        f"~{est['output_tokens']:,} output tokens: {est['label']}")
-        if right.button("Build graph", type="primary", disabled=status.chapters == 0, key="kg_build"):
-            _build(store, work_id, extractor, force)
-            status = kg_service.graph_status(store, work_id)
+        if right.button("Build graph", type="primary", disabled=status.chapters == 0 or busy, key="kg_build"):
+            start_job(store, work_id, "kg_build", {"extractor": extractor, "force": force})
         if status.chapters == 0:
             note.info("This work has no chapters yet.")
         elif status.pending:

@@ -11,6 +11,7 @@ from core.qa import MODE_HELP, MODES, QAParams
 from core.qa.params import FACT_RANKINGS, PASSAGE_SEARCHES
 from core.services import narco_service, qa_service
 from core.services.llm_service import resolve_llm_name
+from pages._jobs import job_panel, start_job
 from pages._shared import get_store, pick_work_with_chapters, plain, select_work
 
 READER = "pages/read.py"
@@ -163,6 +164,7 @@ if result and result["work_id"] == work_id:
                         "narco, PageRank mass for graph; similarity: cosine)")
             st.dataframe(result["passages"], hide_index=True)
 
+busy = job_panel(store, work_id, ("narco",)).busy  # NARCO builds run in the background: progress, Stop, outcome
 with st.expander("NARCO edges (retrospective questions between passages)"):
     state = narco_service.status(store, work_id)
     st.caption(f"{state['built']} of {state['passages']} passages connected · {state['edges']} questions"
@@ -177,18 +179,6 @@ with st.expander("NARCO edges (retrospective questions between passages)"):
     st.caption(f"Estimate with {llm_name}: {estimate['passages']} passages, {estimate['pairs']} pairs, "
                f"~{estimate['calls']} calls, ~{estimate['cost']['input_tokens']:,} input and "
                f"{estimate['cost']['output_tokens']:,} output tokens: {estimate['cost']['label']}")
-    if st.button("Build NARCO edges", key="narco_build", disabled=not estimate["passages"]):
-        from core.services import llm_service
-        with st.status("Connecting passages…", expanded=True) as status:
-            bar = st.progress(0.0)
-            try:
-                llm = llm_service.build_llm(store, "extraction", llm_name, work_id=work_id)
-                report = narco_service.build_edges(store, work_id, llm, narco, llm_name=llm_name,
-                                                   on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
-                status.update(label=f"{report.kept} questions kept of {report.generated}; spent "
-                                    f"{report.tally['input_tokens']:,} + {report.tally['output_tokens']:,} tokens "
-                                    f"({report.tally['label']})", state="complete")
-            except LLMError as exc:
-                status.update(label="Stopped; finished passages are saved and the build resumes", state="error",
-                              expanded=True)
-                st.error(plain(str(exc)))
+    if st.button("Build NARCO edges", key="narco_build", disabled=not estimate["passages"] or busy):
+        start_job(store, work_id, "narco", {"llm_name": llm_name, "window": narco.window,
+                                            "first_chapter": narco.first_chapter, "last_chapter": narco.last_chapter})

@@ -11,6 +11,7 @@ from core.kg.types import NODE_TYPES
 from core.services import kg_views
 from pages._graph_component import graph_view
 from pages._graph_sections import build_section, details_section, timeline_section
+from pages._jobs import job_panel
 from pages._shared import get_store, work_picker
 
 store = get_store()
@@ -25,7 +26,8 @@ def graph_data(work_id: int, version: int) -> kg_views.GraphData:  # version: ca
     return kg_views.load_graph_data(get_store(), work_id)
 
 
-status = build_section(store, work_id)
+busy = job_panel(store, work_id, ("kg_build",)).busy  # a build runs in the background: its progress, Stop, outcome
+status = build_section(store, work_id, busy)
 if not status.built:
     st.info("No graph yet: build it above (the offline extractor needs no LLM).")
     st.stop()

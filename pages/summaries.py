@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.llm import LLMError
 from core.services import summary_service as ss
 from core.services.llm_service import resolve_llm_name
-from core.store import NotFound
 from core.summarize import MODE_LABELS, MODES, SummaryParams
+from pages._jobs import job_panel, start_job
 from pages._shared import get_store, pick_work_with_chapters, plain
 
 CHOICES = {"both": "Both, side by side", "kg": MODE_LABELS["kg"], "no_kg": MODE_LABELS["no_kg"]}
@@ -19,25 +18,7 @@ titles = {c.index: f"{c.index}. {c.title}" for c in chapters}
 has_graph = bool(store.kg_extracted_chapters(work_id))
 
 
-def run(chosen: list[int], modes: tuple[str, ...], params: SummaryParams, force: bool) -> None:
-    with st.status("Writing summaries…", expanded=True) as status:
-        bar = st.progress(0.0)
-        try:
-            report = ss.summarize(store, work_id, chapters=chosen, modes=modes, params=params, force=force,
-                                  on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
-        except (LLMError, ss.SummaryError, NotFound) as exc:
-            status.update(label="Stopped; finished summaries are saved and the next run resumes", state="error",
-                          expanded=True)
-            st.error(plain(str(exc)))
-            return
-        tally = report.tally
-        status.update(label=f"{report.summarized} written, {report.skipped} already up to date · spent "
-                            f"{tally['input_tokens']:,} + {tally['output_tokens']:,} tokens ({tally['label']})",
-                      state="complete")
-        for note in report.notes:
-            st.caption(plain(note))
-
-
+busy = job_panel(store, work_id, ("summaries",)).busy  # summaries are written in the background
 with st.expander("Write summaries", expanded=True):
     left, right = st.columns([3, 2])
     chosen = left.multiselect("Chapters", list(titles), default=[chapters[0].index], format_func=titles.get,
@@ -72,8 +53,10 @@ with st.expander("Write summaries", expanded=True):
     if unfinished := ss.unfinished_job(store, work_id):
         st.caption(f"An earlier run stopped after {unfinished['done']} of {unfinished['total']}; running the same "
                    "request again resumes it.")
-    if st.button("Summarize", type="primary", key="sum_run", disabled=blocked or not chosen):
-        run(chosen, modes, params, force)
+    if st.button("Summarize", type="primary", key="sum_run", disabled=blocked or not chosen or busy):
+        start_job(store, work_id, "summaries", {"chapters": chosen, "modes": list(modes), "force": force,
+                                                "context_tokens": params.context_tokens,
+                                                "summary_tokens": params.summary_tokens})
 
 st.dataframe(ss.overview(store, work_id), hide_index=True, height=min(38 + 35 * len(chapters), 300),
              column_config={"kg": MODE_LABELS["kg"], "no_kg": MODE_LABELS["no_kg"]})

@@ -150,6 +150,12 @@ class Worker:
             thread.join(timeout)
         return thread is None or not thread.is_alive()
 
+    def wait_all(self, timeout: float) -> bool:
+        """Wait for every job this worker started to end; True when they all have."""
+        for work_id in list(self._threads):
+            self.wait(work_id, timeout)
+        return not any(t.is_alive() for t in self._threads.values())
+
 
 _worker: Worker | None = None
 _worker_lock = threading.Lock()

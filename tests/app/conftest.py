@@ -23,5 +23,13 @@ def app_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     get_settings.cache_clear()
 
 
+def finish_jobs(at, timeout: float = 120):  # noqa: ANN001, ANN201 - AppTest
+    """Wait for the background jobs a click started (core.services.background runs them in this process), then run
+    the page again: what a user sees once the job's panel noticed that it ended."""
+    from core.services import background
+    assert background.worker().wait_all(timeout), "a background job did not end in time"
+    return at.run()
+
+
 def page(name: str) -> str:
     return str(ROOT / "pages" / name)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
-from tests.app.conftest import ROOT, page
+from tests.app.conftest import ROOT, finish_jobs, page
 
 XSS = "<img src=x onerror=alert(1)>"
 CHAPTERS = [
@@ -112,7 +112,8 @@ def test_empty_library_and_unbuilt_graph(app_db: str) -> None:
     assert any("Estimate with" in c.value and "1 chapters" in c.value for c in at.caption)
     assert any("1 of 1 chapters are not in the graph yet" in c.value for c in at.caption)
     at.radio(key="kg_extractor").set_value("offline").run()
-    at.button(key="kg_build").click().run()  # building from the page: the note now tells the state after the build
+    at.button(key="kg_build").click().run()  # building from the page (in the background): the note then tells the
+    finish_jobs(at)                          # state after the build
     assert not at.exception, at.exception
     assert not any("not in the graph yet" in c.value for c in at.caption)
     assert at.get("component_instance")

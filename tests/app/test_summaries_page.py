@@ -9,7 +9,7 @@ from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
 from core.llm import FakeLLM, register_provider, unregister_provider
 from core.summarize.prompts import KG_HEADER_LINES
-from tests.app.conftest import page
+from tests.app.conftest import finish_jobs, page
 
 XSS = "<img src=x onerror=alert(1)>"
 CHAPTERS = [
@@ -76,7 +76,7 @@ def test_no_kg_summary_edit_survives_regeneration(fake_llm: list) -> None:
     assert at.button(key="sum_run").disabled
     at.radio(key="sum_mode").set_value("no_kg").run()
     assert any("Estimate with pagefake:x" in c.value for c in at.caption)
-    at.button(key="sum_run").click().run()
+    finish_jobs(at.button(key="sum_run").click().run())
     assert not at.exception, at.exception
     assert "1 written" in at.status[0].label and sum(len(llm.calls) for llm in fake_llm) == 1
     shown = [t for t in _texts(at) if "Anna and Thomas meet" in t]
@@ -90,7 +90,7 @@ def test_no_kg_summary_edit_survives_regeneration(fake_llm: list) -> None:
     assert any(t == "My own summary of chapter one\\." for t in _texts(at))
     assert any("edited by you" in c.value for c in at.caption)
     at.checkbox(key="sum_force").check().run()
-    at.button(key="sum_run").click().run()
+    finish_jobs(at.button(key="sum_run").click().run())
     assert not at.exception, at.exception
     assert any(t == "My own summary of chapter one\\." for t in _texts(at))
     assert any("newer generated version" in c.value for c in at.caption)
@@ -108,7 +108,7 @@ def test_kg_and_no_kg_side_by_side_with_the_kg_lines(fake_llm: list) -> None:
     at = _open()
     at.multiselect(key="sum_chapters").set_value([1, 2]).run()
     at.radio(key="sum_mode").set_value("both").run()
-    at.button(key="sum_run").click().run()
+    finish_jobs(at.button(key="sum_run").click().run())
     assert not at.exception, at.exception
     assert "4 written" in at.status[0].label
     at.selectbox(key="sum_read").set_value(2).run()
