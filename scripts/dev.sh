@@ -94,6 +94,7 @@ case "${1:-app}" in
     setup_postgres
     shift || true
     export FABULA_REQUIRE_POSTGRES=${FABULA_REQUIRE_POSTGRES:-1}  # CI must run, not skip, the PostgreSQL tests
+    "$VENV/bin/python" -m mypy  # core/ and storage/, as configured in pyproject.toml
     exec "$VENV/bin/python" -m pytest "$@" ;;
   *)
     echo "usage: bash scripts/dev.sh [app|test|setup]" >&2; exit 2 ;;

@@ -183,8 +183,8 @@ class KgRepository:
             for eid, ent in entities:
                 first = min(n.first_chapter for n in ent.names)
                 mentions = sum(n.count for n in ent.names)
-                values = {"label": ent.label[:300], "type": ent.type, "first_chapter": first, "mentions": mentions,
-                          "user_label": bool(ent.user_label)}
+                values: dict[str, Any] = {"label": ent.label[:300], "type": ent.type, "first_chapter": first,
+                                          "mentions": mentions, "user_label": bool(ent.user_label)}
                 if eid in keep:
                     s.execute(update(KgEntityRow).where(KgEntityRow.id == eid).values(**values))
                 else:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select
@@ -20,6 +22,12 @@ from storage.models_narco import ChunkVectorRow, NarcoEdgeRow, NarcoNodeRow, Tex
 
 def _blob(vector: np.ndarray | None) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _edge(row: Any, with_embedding: bool) -> QuestionEdge:
+    """A QuestionEdge from narco_edges' columns (its ten fields, then the embedding blob when selected)."""
+    edge = QuestionEdge(*row[:10])
+    return replace(edge, embedding=_vector(row[10])) if with_embedding else edge
 
 
 def _vector(blob: bytes | None) -> np.ndarray | None:
@@ -70,8 +78,7 @@ class NarcoRepository:
             q = q.where(dst_ch.index == to_chapter)
         q = q.order_by(dst_ch.index, dst_chunk.index, src_ch.index, src_chunk.index, NarcoEdgeRow.id)
         with self.session() as s:
-            return [QuestionEdge(*row[:10], embedding=_vector(row[10]) if with_embeddings else None)
-                    for row in s.execute(q)]
+            return [_edge(row, with_embeddings) for row in s.execute(q)]
 
     def narco_built(self, work_id: int) -> dict[int, tuple[int, str]]:
         with self.session() as s:

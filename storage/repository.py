@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, delete, func, select, update
+from sqlalchemy import CursorResult, Engine, delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.domain import (Chapter, ChapterInfo, ChapterSource, Chunk, Job, JobStatus, NewChapter, Work, WorkKind,
@@ -173,9 +173,10 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository)
                 values["title"] = title
             if source is not None:
                 values["source"] = source.value
-            changed = s.execute(update(ChapterRow).where(ChapterRow.id == row.id,
-                                                         ChapterRow.revision == expected_revision).values(**values)
-                                .execution_options(synchronize_session=False)).rowcount
+            result = s.execute(update(ChapterRow).where(ChapterRow.id == row.id,
+                                                        ChapterRow.revision == expected_revision).values(**values)
+                               .execution_options(synchronize_session=False))
+            changed = cast(CursorResult[Any], result).rowcount  # an UPDATE's result is a cursor result
             if changed != 1:
                 raise stale(s.scalar(select(ChapterRow.revision).where(ChapterRow.id == row.id)) or expected_revision)
             s.refresh(row)

@@ -272,5 +272,5 @@ def _with_emphasis(parts: list[tuple[str, bool]]) -> str:
             lines.append(line)
         out.append("\n".join(lines))
     text = unicodedata.normalize("NFC", strip_controls("".join(out)))
-    lines = (" ".join(line.split()) for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+    squeezed = (" ".join(line.split()) for line in text.split("\n"))
+    return "\n".join(line for line in squeezed if line)

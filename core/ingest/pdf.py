@@ -13,6 +13,7 @@ import ctypes
 import re
 import threading
 import zlib
+from collections import Counter
 from dataclasses import dataclass
 
 import pypdfium2 as pdfium
@@ -227,7 +228,7 @@ def _outline(doc: pdfium.PdfDocument, count: int) -> list[_Mark]:
     return marks
 
 
-def _by_outline(lines: list[Line], marks: list[_Mark], words: dict[str, int]) -> tuple[list[RawChapter], list[str]]:
+def _by_outline(lines: list[Line], marks: list[_Mark], words: Counter[str]) -> tuple[list[RawChapter], list[str]]:
     """Chapters cut where the outline's chapter level points: the level with the most entries (parts above
     chapters have fewer), its entries in page order. Fewer than two usable entries: no chapters."""
     levels: dict[int, list[_Mark]] = {}

@@ -90,9 +90,9 @@ class _Chapter(EvidenceMixin, DialogueMixin, NarrationMixin, PronounMixin, Turns
             self.ner_type.update(per_doc)
         self.levels = [quote_levels(d) for d in docs]
         self.at: list[dict[int, NamedSpan]] = []
-        for per_doc in mentions:
+        for doc_mentions in mentions:
             table: dict[int, NamedSpan] = {}
-            for m in per_doc:
+            for m in doc_mentions:
                 for i in range(m.start, m.end):
                     table[i] = m
             self.at.append(table)

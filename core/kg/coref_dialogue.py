@@ -11,7 +11,7 @@ from core.kg.quotes import QUOTE_CLOSE, QUOTE_OPEN, Quote
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Token
 
-    from core.kg.coref import _Chapter
+    from core.kg.coref_state import ChapterState
 
 # Words that may stand between the punctuation and a name in a vocative: "My dear Victor,", "Come, my good Buck!"
 # ("poor", "old" and "young" are left out: "—poor Eliza!—" pities someone absent as often as it calls her.)
@@ -33,7 +33,7 @@ class DialogueMixin:
     """Quotations, speakers and addressees of a _Chapter."""
 
     # -- pass 2: quotations and their speakers --------------------------------------------------------------------
-    def find_quotes(self: _Chapter) -> None:
+    def find_quotes(self: ChapterState) -> None:
         for d, doc in enumerate(self.docs):
             depths, quote_ids, paragraphs = self.levels[d]
             spans: dict[int, list[int]] = {}
@@ -53,7 +53,7 @@ class DialogueMixin:
         self._find_letters()
 
 
-    def _vocative(self: _Chapter, d: int, first: int, last: int, depths: list[int]) -> str | None:
+    def _vocative(self: ChapterState, d: int, first: int, last: int, depths: list[int]) -> str | None:
         """A name set off by punctuation inside the quotation and not an argument of its verbs ("Come, Buck!")."""
         doc = self.docs[d]
         for i in range(first, last + 1):
@@ -76,7 +76,7 @@ class DialogueMixin:
                 return m.name                            # (a "subject" of the narration's verb is a misparse)
         return None
 
-    def _speaker_token(self: _Chapter, d: int, quote: Quote) -> Token | None:
+    def _speaker_token(self: ChapterState, d: int, quote: Quote) -> Token | None:
         """The subject of the speech verb next to a quotation ("said Buck", "he asked"), in narration."""
         doc = self.docs[d]
         depths, _, paragraphs = self.levels[d]
@@ -103,7 +103,7 @@ class DialogueMixin:
                         return root                      # "exclaimed Henry" parsed as an object: the inversion
         return None
 
-    def _spoken_to(self: _Chapter, d: int, verb: Token) -> str | None:
+    def _spoken_to(self: ChapterState, d: int, verb: Token) -> str | None:
         """The name (or resolved pronoun) after "to" on a speech verb: "said Darcy to Elizabeth", "he said to her"."""
         for prep in verb.children:
             if prep.dep_ == "prep" and prep.lower_ == "to":
@@ -113,7 +113,7 @@ class DialogueMixin:
                         return m.name if m is not None else self.out.refs[d].get(obj.i)
         return None
 
-    def _actor(self: _Chapter, d: int, quote: Quote) -> str | None:
+    def _actor(self: ChapterState, d: int, quote: Quote) -> str | None:
         """The one name that is the subject of narration in the quotation's paragraph ('Thornton grinned. "Good
         dog."'), else None."""
         doc = self.docs[d]
@@ -135,7 +135,7 @@ class DialogueMixin:
                 found.add(self.out.refs[d][i])
         return next(iter(found)) if len(found) == 1 else None
 
-    def attribute_speakers(self: _Chapter, final: bool = False) -> None:
+    def attribute_speakers(self: ChapterState, final: bool = False) -> None:
         """Speakers (explicit names first; again after pronouns are resolved, for "he said", and then the turns of
         the conversation) and addressees."""
         if final:
@@ -171,7 +171,7 @@ class DialogueMixin:
                 prev.addressee = prev.addressee or cur.speaker
                 cur.addressee = cur.addressee or prev.speaker
 
-    def first_second_person(self: _Chapter) -> None:
+    def first_second_person(self: ChapterState) -> None:
         for q in self.out.quotes:
             if q.speaker:
                 self.out.character_evidence[q.speaker] += 1

@@ -13,14 +13,15 @@ from core.kg.coref_words import (DIRECTION_PREPOSITIONS, FEMALE, FIRST_PERSON, M
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Doc
 
-    from core.kg.coref import NamedSpan, _Chapter
+    from core.kg.coref import NamedSpan
+    from core.kg.coref_state import ChapterState
 
 
 class EvidenceMixin:
     """Genders and typing evidence of a _Chapter."""
 
     # -- pass 1: genders and typing evidence from explicit names ------------------------------------------------
-    def learn(self: _Chapter) -> None:
+    def learn(self: ChapterState) -> None:
         votes: dict[str, Counter[str]] = defaultdict(Counter)
         last_names: list[str] = []          # distinct narration names of the previous sentence
         for d, doc in enumerate(self.docs):
@@ -61,7 +62,7 @@ class EvidenceMixin:
             if is_place_name(name):
                 self.out.place_evidence[name] += 3
 
-    def _possessive_vote(self: _Chapter, doc: Doc, m: NamedSpan) -> None:
+    def _possessive_vote(self: ChapterState, doc: Doc, m: NamedSpan) -> None:
         """"Buck's master", "Thornton's hand": a name that owns a body part, a kinsman or a feeling is a person."""
         if m.end >= len(doc) or doc[m.end].lower_ not in ("'s", "’s"):
             return
@@ -69,7 +70,7 @@ class EvidenceMixin:
         if owned.pos_ == "NOUN" and owned.lower_ in PERSONAL_NOUNS:
             self.out.character_evidence[m.name] += 1
 
-    def _place_vote(self: _Chapter, doc: Doc, m: NamedSpan) -> None:
+    def _place_vote(self: ChapterState, doc: Doc, m: NamedSpan) -> None:
         root = doc[m.end - 1]
         if root.dep_ != "pobj":
             return
@@ -78,12 +79,12 @@ class EvidenceMixin:
         if word in PLACE_PREPOSITIONS or (word in DIRECTION_PREPOSITIONS and prep.head.lower_ in MOTION_VERBS):
             self.out.place_evidence[m.name] += 1
 
-    def is_place(self: _Chapter, name: str) -> bool:
+    def is_place(self: ChapterState, name: str) -> bool:
         place = self.out.place_evidence.get(name, 0)
         person = self.out.character_evidence.get(name, 0)
         if name in self.out.gender and place <= person + 2:
             return False
         return place > person or (self.ner_type.get(name) == "location" and person == 0)
 
-    def _gender(self: _Chapter, name: str) -> str | None:
+    def _gender(self: ChapterState, name: str) -> str | None:
         return self.out.gender.get(name) or prior_gender(name)

@@ -9,7 +9,7 @@ from core.kg.letters import find_letters
 from core.kg.names import surname
 
 if TYPE_CHECKING:  # pragma: no cover
-    from core.kg.coref import _Chapter
+    from core.kg.coref_state import ChapterState
 
 NARRATOR_MIN_I = 15   # a chapter told in the first person says "I" at least this often outside quotations
 
@@ -17,7 +17,7 @@ NARRATOR_MIN_I = 15   # a chapter told in the first person says "I" at least thi
 class NarrationMixin:
     """Letters and the first-person narrator of a _Chapter."""
 
-    def _find_letters(self: _Chapter) -> None:
+    def _find_letters(self: ChapterState) -> None:
         """Signed letters (core.kg.letters): "I" in them is the name signed, "you" the name saluted."""
         for letter in find_letters(self.docs):
             sig = letter.signature
@@ -34,14 +34,14 @@ class NarrationMixin:
             self.out.character_evidence[writer] += 1
             self.out.stats["letters"] += 1
 
-    def _letter(self: _Chapter, d: int, i: int) -> tuple[str, str | None] | None:
+    def _letter(self: ChapterState, d: int, i: int) -> tuple[str, str | None] | None:
         """(writer, addressee) of the letter holding token `i` of doc `d`, if any."""
         for start, end, writer, saluted in self.letters[d]:
             if start <= i < end:
                 return writer, saluted
         return None
 
-    def _narrator(self: _Chapter) -> str | None:
+    def _narrator(self: ChapterState) -> str | None:
         """Who "I" is in a first-person narration ("I met Clerval"): the one name the chapter's speakers address
         most ("my dear Watson", "Victor!") that the narration itself hardly ever names as a subject, when the
         narration says "I" often. None when that is not clear."""

@@ -12,7 +12,7 @@ from core.kg.coref_words import (FEMALE, FEMALE_NOUNS, FIRST_PERSON, MALE, MALE_
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Token
 
-    from core.kg.coref import _Chapter
+    from core.kg.coref_state import ChapterState
 
 WINDOW = 2            # previous sentences searched for an antecedent
 MARGIN = 0.75         # the best candidate must lead the next by this much
@@ -46,7 +46,7 @@ class PronounMixin:
     """Pronoun resolution of a _Chapter."""
 
     # -- pass 3: pronouns, in reading order -----------------------------------------------------------------------
-    def resolve(self: _Chapter) -> None:
+    def resolve(self: ChapterState) -> None:
         recent: list[_Entry] = []
         chain: dict[str, tuple[str, int]] = {}
         sentence = 0
@@ -97,7 +97,7 @@ class PronounMixin:
                         self.out.stats["narrator_pronouns"] += 1
         self.attribute_speakers(final=True)
 
-    def _third_person(self: _Chapter, d: int, tok: Token, sentence: int, recent: list[_Entry],
+    def _third_person(self: ChapterState, d: int, tok: Token, sentence: int, recent: list[_Entry],
                       chain: dict[str, tuple[str, int]],
                       quote: int) -> str | None:
         low = tok.lower_

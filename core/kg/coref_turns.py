@@ -11,7 +11,7 @@ from core.kg.quotes import QUOTE_CLOSE, Quote
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Token
 
-    from core.kg.coref import _Chapter
+    from core.kg.coref_state import ChapterState
 
 CONVERSATION_TURNS = 4  # paragraphs of dialogue whose speakers and addressees are a conversation's participants
 
@@ -19,7 +19,7 @@ CONVERSATION_TURNS = 4  # paragraphs of dialogue whose speakers and addressees a
 class TurnsMixin:
     """The turns of a _Chapter's conversations."""
 
-    def _conversation_speakers(self: _Chapter) -> None:
+    def _conversation_speakers(self: ChapterState) -> None:
         """Two rules of turn-taking for the paragraphs of dialogue that no name or resolved pronoun attributes:
         - a reply to a name: the paragraph right after a quotation that addresses someone by name ("I hope we may
           clear him, Miss Turner," said Holmes.) is that person's, when its own speech verb, if any, has no name
@@ -50,7 +50,7 @@ class TurnsMixin:
                             q.addressee = None
             recent = [*recent, group][-CONVERSATION_TURNS:]
 
-    def _opens_paragraph(self: _Chapter, q: Quote) -> bool:
+    def _opens_paragraph(self: ChapterState, q: Quote) -> bool:
         """True when nothing but whitespace precedes the quotation in its paragraph."""
         doc, paragraphs = self.docs[q.doc], self.levels[q.doc][2]
         i = q.first - 1
@@ -58,13 +58,13 @@ class TurnsMixin:
             i -= 1
         return i < 0 or paragraphs[i] != q.paragraph
 
-    def _closed(self: _Chapter, q: Quote) -> bool:
+    def _closed(self: ChapterState, q: Quote) -> bool:
         """True when the quotation ends with its closing mark (a speech running on into the next paragraph does
         not: that paragraph is the same speaker's)."""
         doc = self.docs[q.doc]
         return q.last + 1 < len(doc) and doc[q.last + 1].text in (QUOTE_CLOSE, '"', "’", "'")
 
-    def _turn(self: _Chapter, group: list[Quote], recent: list[list[Quote]]) -> str | None:
+    def _turn(self: ChapterState, group: list[Quote], recent: list[list[Quote]]) -> str | None:
         if not self._opens_paragraph(group[0]):
             return None                                  # narration first: not a plain turn of the dialogue
         tokens = [t for t in (self._speaker_token(q.doc, q) for q in group) if t is not None]
@@ -101,7 +101,7 @@ class TurnsMixin:
         self.out.stats["speaker_from_conversation"] += 1
         return self._attribute(d, tok, same[0])
 
-    def _attribute(self: _Chapter, d: int, tok: Token | None, name: str) -> str:
+    def _attribute(self: ChapterState, d: int, tok: Token | None, name: str) -> str:
         if tok is not None and tok.pos_ == "PRON":
             self.out.refs[d][tok.i] = name                # "she cried": she is the speaker
         return name

@@ -14,6 +14,7 @@ is not known, and a wrong "I" is worse than none.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -120,7 +121,7 @@ def is_salutation(doc: Doc, p: Paragraph) -> bool:
     return ends_in_comma(doc, p)
 
 
-def find_letters(docs: list[Doc] | tuple[Doc, ...]) -> list[Letter]:
+def find_letters(docs: Sequence[Doc]) -> list[Letter]:
     """The chapter's signed letters, in order (`docs` are its passages)."""
     paras = [p for d, doc in enumerate(docs) for p in paragraphs(doc, d)]
     letters: list[Letter] = []
@@ -144,7 +145,7 @@ def find_letters(docs: list[Doc] | tuple[Doc, ...]) -> list[Letter]:
     return letters
 
 
-def _is_signature_at(docs: list[Doc] | tuple[Doc, ...], paras: list[Paragraph], k: int) -> bool:
+def _is_signature_at(docs: Sequence[Doc], paras: list[Paragraph], k: int) -> bool:
     doc = docs[paras[k].doc]
     return closing_signature_span(doc, paras[k]) is not None or (
         k > 0 and signature_span(doc, paras[k], paras[k - 1], docs[paras[k - 1].doc]) is not None)

@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core import nlp as nlp_helpers
 from core.kg import coref as coref_rules
@@ -173,8 +173,8 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
                         continue
                     linked.add(frozenset((a, b)))
                     both = types.get(a, kinds.get(a)) == types.get(b, kinds.get(b)) == "character"
-                    relation = CO_OCCURS if both else CO_MENTIONED
-                    triples.append(Triple(a, relation, b, sentence, chunk_index, a, b, relation))
+                    pair_relation = CO_OCCURS if both else CO_MENTIONED
+                    triples.append(Triple(a, pair_relation, b, sentence, chunk_index, a, b, pair_relation))
                     stats["co_occurrence_edges" if both else "co_mention_edges"] += 1
         explicit = list(dict.fromkeys(starts[i].name for i in range(sent.start, sent.end) if i in starts))
         if len(explicit) <= coref_rules.MAX_NAMES_PER_SENTENCE:
@@ -270,12 +270,12 @@ class OfflineExtractor:
             return _lower
         return lambda tok: (rule(tok) or [tok.lower_])[0]
 
-    def _chapter(self, chapter: ChapterText, docs: Iterator) -> ChapterExtraction:
+    def _chapter(self, chapter: ChapterText, stream: Iterator[Any]) -> ChapterExtraction:
         """Parse-level extraction of one chapter: its passages' docs are read first, so pronouns resolve across
         passage boundaries and the chapter's evidence types every mention of a name."""
         ext = ChapterExtraction(chapter.index)
         stats: Counter[str] = Counter()
-        parsed = [next(docs) for _ in range(len(chapter.chunks))]
+        parsed = [next(stream) for _ in range(len(chapter.chunks))]
         docs = [doc for doc, _ in parsed]
         mentions = propagate_names(docs, descriptor_mentions(docs, [find_mentions(doc) for doc, _ in parsed]))
         spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]

@@ -259,7 +259,8 @@ class _Replay:
 
     def _refuse(self, reason: str, a: str, b: str) -> None:
         """Count each refused pair once, however many chapters propose it again."""
-        key = (reason, *sorted((a, b)))
+        first, second = sorted((a, b))
+        key = (reason, first, second)
         if key not in self._refused_pairs:
             self._refused_pairs.add(key)
             self.refused[reason] += 1

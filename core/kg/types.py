@@ -70,7 +70,7 @@ class ChapterExtraction:
     triples: list[Triple] = field(default_factory=list)
     mentions: list[NameMention] = field(default_factory=list)
     aliases: list[AliasLink] = field(default_factory=list)
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)  # counters, and the offline extractor's "version"
 
 
 # ---- read back from the store -------------------------------------------------------------------------------

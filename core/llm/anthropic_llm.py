@@ -11,7 +11,15 @@ from collections.abc import Generator
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm.base import Completion, GenerationOptions, MessagesIn, Stopwatch, TextStream, normalize_messages
+from core.llm.base import (
+    Completion,
+    FinishReason,
+    GenerationOptions,
+    MessagesIn,
+    Stopwatch,
+    TextStream,
+    normalize_messages,
+)
 from core.llm.errors import LLMBadResponse, LLMConfigError, LLMError
 from core.llm.keys import api_key, base_url, is_default_endpoint
 from core.llm.remote import Endpoint, estimate_tokens, translate_error, usage_number
@@ -152,5 +160,5 @@ def _or(value: int | None, fallback: int) -> int:
     return value if value is not None else fallback
 
 
-def _finish(reason: object) -> str:
+def _finish(reason: object) -> FinishReason:
     return "length" if reason == "max_tokens" else "stop"

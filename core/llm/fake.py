@@ -16,8 +16,18 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from core.llm.base import (Completion, GenerationOptions, Message, MessagesIn, StopScanner, Stopwatch, TextStream,
-                           normalize_messages, truncate_at_stop)
+from core.llm.base import (
+    Completion,
+    FinishReason,
+    GenerationOptions,
+    Message,
+    MessagesIn,
+    StopScanner,
+    Stopwatch,
+    TextStream,
+    normalize_messages,
+    truncate_at_stop,
+)
 from core.llm.errors import LLMError
 
 Reply = str | BaseException
@@ -89,7 +99,7 @@ class FakeLLM:
             raise reply
         return reply
 
-    def _shape(self, text: str, options: GenerationOptions) -> tuple[str, str, int]:
+    def _shape(self, text: str, options: GenerationOptions) -> tuple[str, FinishReason, int]:
         """Apply stop strings and max_tokens; return (text, finish_reason, output tokens)."""
         text, stopped = truncate_at_stop(text, options.stop)
         pieces = _TOKEN.findall(text)

@@ -21,6 +21,7 @@ from core.config import Settings, get_settings
 from core.llm import llamacpp, local_torch
 from core.llm.base import (
     Completion,
+    FinishReason,
     GenerationOptions,
     Message,
     MessagesIn,
@@ -213,7 +214,7 @@ class LocalLLM:
             pass
         # the text by one decode of all new ids, exactly as the transformers path makes it
         text, stopped = truncate_at_stop(self.decode(run.new_ids), opts.stop)
-        finish = "stop" if stopped or run.ended or len(run.new_ids) < max_new else "length"
+        finish: FinishReason = "stop" if stopped or run.ended or len(run.new_ids) < max_new else "length"
         return Completion(text, len(ids), len(run.new_ids), watch.elapsed(), finish, self.model_name)
 
     def _fast_stream(self, fast: llamacpp.FastModel, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
@@ -238,7 +239,7 @@ class LocalLLM:
         if tail:
             yield tail
         text = run.scanner.emitted.strip() if strip_leading else run.scanner.emitted
-        finish = "stop" if run.scanner.stopped or run.ended or len(run.new_ids) < max_new else "length"
+        finish: FinishReason = "stop" if run.scanner.stopped or run.ended or len(run.new_ids) < max_new else "length"
         return Completion(text, len(ids), len(run.new_ids), watch.elapsed(), finish, self.model_name)
 
     # -- scoring -------------------------------------------------------------------------------------------------------

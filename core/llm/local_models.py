@@ -278,7 +278,7 @@ def _from_gguf(spec: LocalModelSpec, target: Path) -> tuple[Any, Any]:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
         # The GGUF quantizer would be saved into config.json and make the reload try to quantize again.
-        model.hf_quantizer = None
+        model.hf_quantizer = None  # type: ignore[assignment]  # typed through nn.Module.__getattr__ as a tensor
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
         staging = Path(scratch) / "model"

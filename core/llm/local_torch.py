@@ -7,7 +7,7 @@ import threading
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.llm.base import Completion, GenerationOptions, StopScanner, Stopwatch, truncate_at_stop
+from core.llm.base import Completion, FinishReason, GenerationOptions, StopScanner, Stopwatch, truncate_at_stop
 from core.llm.errors import LLMError
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def generation_kwargs(llm: LocalLLM, opts: GenerationOptions, max_new: int) -> d
         kwargs["tokenizer"] = tok  # the stop-string criterion needs it to map strings onto tokens
     return kwargs
 
-def finish(llm: LocalLLM, new_ids: Sequence[int], max_new: int, stopped: bool) -> str:
+def finish(llm: LocalLLM, new_ids: Sequence[int], max_new: int, stopped: bool) -> FinishReason:
     eos = llm.model.generation_config.eos_token_id
     eos_ids = set(eos if isinstance(eos, list) else [eos])
     if stopped or (new_ids and new_ids[-1] in eos_ids) or len(new_ids) < max_new:

@@ -9,7 +9,15 @@ from collections.abc import Generator
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm.base import Completion, GenerationOptions, MessagesIn, Stopwatch, TextStream, normalize_messages
+from core.llm.base import (
+    Completion,
+    FinishReason,
+    GenerationOptions,
+    MessagesIn,
+    Stopwatch,
+    TextStream,
+    normalize_messages,
+)
 from core.llm.errors import LLMBadResponse, LLMConfigError, LLMError
 from core.llm.keys import api_key, base_url, is_default_endpoint
 from core.llm.remote import Endpoint, estimate_tokens, translate_error, usage_number
@@ -105,8 +113,9 @@ class OpenAILLM:
             raise self._bad("no choices")
         message = getattr(choices[0], "message", None)
         text = getattr(message, "content", None)
-        if text is None and getattr(message, "refusal", None):
-            text = message.refusal
+        refusal = getattr(message, "refusal", None)
+        if text is None and refusal:
+            text = refusal
         if not isinstance(text, str):
             raise self._bad("no message content")
         usage = getattr(resp, "usage", None)
@@ -154,5 +163,5 @@ def _or(value: int | None, fallback: int) -> int:
     return value if value is not None else fallback
 
 
-def _finish(reason: object) -> str:
+def _finish(reason: object) -> FinishReason:
     return "length" if reason == "length" else "stop"

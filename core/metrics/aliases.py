@@ -121,10 +121,10 @@ def _display(members: list[str], counts: Mapping[str, int]) -> str:
 def alias_groups(surface_counts: Mapping[str, int], dominance: float = 3.0) -> dict[str, str]:
     """{cleaned surface form: canonical name} for every name in `surface_counts` (cleaned forms and counts)."""
     counts: Counter[str] = Counter()
-    for surface, n in surface_counts.items():
+    for surface, count in surface_counts.items():
         name = clean_surface(surface)
         if name:
-            counts[name] += n
+            counts[name] += count
     groups = _Groups(counts)
     parsed = {n: split_name(n) for n in counts}
     full = {n: p for n, p in parsed.items() if len(p[1]) >= 2}

@@ -134,7 +134,7 @@ def parse_edges(reply: str, entities: Sequence[str] | None = None, stats: Counte
         objects = [o.strip() for o in parts[1].split(",") if o.strip().lower() not in NONE_OBJECT]
         predicate = " ".join(parts[2].split())
         for subject in subjects:
-            for obj in objects or [None]:
+            for obj in (objects if objects else [None]):
                 s, o = entity_key(subject), entity_key(obj) if obj else None
                 if allowed is not None and (s not in allowed or (o is not None and o not in allowed)):
                     stats["not_an_entity"] += 1

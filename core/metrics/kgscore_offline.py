@@ -94,7 +94,7 @@ def name_patterns(entities: Sequence[str], tokenize: Callable[[str], list[str]])
         if len(words) > 1:
             for w in words:
                 owners.setdefault(w, set()).add(key)
-    parts = {(w,): next(iter(keys)) for w, keys in owners.items()
+    parts: dict[tuple[str, ...], str] = {(w,): next(iter(keys)) for w, keys in owners.items()
              if len(keys) == 1 and len(w) >= MIN_PART_CHARS and w.isalpha() and w not in HONORIFICS
              and w not in ADDRESS_WORDS and (w,) not in full}
     return {**parts, **full}

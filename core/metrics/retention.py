@@ -112,18 +112,22 @@ def dropped_threads(per_chapter: Sequence[Mapping[T, int]], chapters: Sequence[i
         raise ValueError("One count mapping per chapter is needed.")
     found: list[DroppedThread] = []
     for thread in {key for counts in per_chapter for key in counts}:
-        first = last = None
+        first: int | None = None
+        last: int | None = None
         present = mentions = 0
         for pos, counts in enumerate(per_chapter):
             n = counts.get(thread, 0)
             if n <= 0:
                 continue
-            if last is not None and pos - last - 1 > k and (present >= min_chapters or mentions >= min_mentions):
+            if first is not None and last is not None and pos - last - 1 > k and \
+                    (present >= min_chapters or mentions >= min_mentions):
                 found.append(DroppedThread(thread, chapters[first], chapters[last], pos - last - 1, chapters[pos],
                                            present, mentions))
             first = pos if first is None else first
             last, present, mentions = pos, present + 1, mentions + n
-        gap = len(per_chapter) - 1 - last if last is not None else 0
+        if first is None or last is None:
+            continue
+        gap = len(per_chapter) - 1 - last
         if gap > k and (present >= min_chapters or mentions >= min_mentions):
             found.append(DroppedThread(thread, chapters[first], chapters[last], gap, None, present, mentions))
     return sorted(found, key=lambda d: (d.returned_at is not None, -d.absent_for, -d.mentions, str(d.thread)))

@@ -16,11 +16,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 
 from core.narco.types import QuestionEdge
 from core.retrieval.entities import EntityIndex
+
+if TYPE_CHECKING:
+    from core.retrieval.graphrank import ViewGraph
+
+T = TypeVar("T")
 
 EMPTY_VECTORS = np.zeros((0, 384), dtype=np.float32)
 VIEW_CACHE = 8  # BM25 indexes and view graphs kept per corpus (one per reader position asked about)
@@ -75,11 +81,11 @@ class Corpus:
         if self.entities is not None and self.entities.mentions.shape[0] != len(self.passages):
             raise ValueError("the entity index must have one row per passage")
 
-    def cached(self, key: tuple, make: Callable[[], object]) -> object:
+    def cached(self, key: tuple[object, ...], make: Callable[[], T]) -> T:
         """A per-view artefact (BM25 index, view graph), built once and kept for the last VIEW_CACHE keys."""
         if key in self._views:
             self._views.move_to_end(key)
-            return self._views[key]
+            return cast(T, self._views[key])  # the key names what `make` built for it
         value = make()
         self._views[key] = value
         while len(self._views) > VIEW_CACHE:
@@ -154,9 +160,9 @@ class CorpusView:
         corpus = self.corpus
         index = corpus.cached(("bm25", self.n_passages),
                               lambda: Bm25Index(tokens=corpus.passage_tokens[:self.n_passages]))
-        return index.scores(question)  # type: ignore[attr-defined]
+        return index.scores(question)
 
-    def graph(self):  # type: ignore[no-untyped-def]
+    def graph(self) -> ViewGraph | None:
         """The passage-entity graph of this view (core.retrieval.graphrank.ViewGraph), or None without entities."""
         from core.retrieval.graphrank import ViewGraph
         corpus = self.corpus

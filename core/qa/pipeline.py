@@ -216,8 +216,8 @@ def _rank_passages(params: QAParams, view: CorpusView, question: str, query_vec:
     edges = view.corpus.edges
     out = []
     for r in top_k(scores, params.max_passages):
-        question = edges[rows[best[r.index]]].question if best[r.index] >= 0 else None
-        out.append(ScoredPassage(view.passages[r.index], r.score, float(similarity[r.index]), question))
+        asked = edges[rows[best[r.index]]].question if best[r.index] >= 0 else None
+        out.append(ScoredPassage(view.passages[r.index], r.score, float(similarity[r.index]), asked))
     if not rows:
         plan.notes.append("No NARCO edges up to this chapter yet, so the ranking equals rag (build them first).")
     return out

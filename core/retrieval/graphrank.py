@@ -118,13 +118,13 @@ def link_entities(question: str, index: EntityIndex, graph: ViewGraph, query_vec
         add(e, 1.0, "named", name)
     if query_vec is not None and entity_vectors is not None and entity_vectors.shape[0] == index.size:
         sims = entity_vectors @ query_vec.astype(np.float32)
-        for e in np.flatnonzero(sims >= NAME_LINK_MIN):
-            add(int(e), float(sims[e]), "meaning", index.entities[int(e)].label)
+        for hit in np.flatnonzero(sims >= NAME_LINK_MIN):
+            add(int(hit), float(sims[hit]), "meaning", index.entities[int(hit)].label)
     for sim, a, b, text in list(fact_hits)[:FACT_LINK_TOP]:
         if sim < FACT_LINK_MIN:
             break
-        for e in (a, b):
-            add(e, float(sim), "fact", text)
+        for end in (a, b):
+            add(end, float(sim), "fact", text)
     return sorted(seeds.values(), key=lambda s: (-s.weight, s.label))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ RRF_K = 60
 
 
 @lru_cache(maxsize=1)
-def _bm25s():  # type: ignore[no-untyped-def]
+def _bm25s() -> Any:
     """bm25s, imported on first use; it sets its own logger to DEBUG on import, which would print on every index."""
     import logging
 
@@ -31,7 +32,7 @@ def _bm25s():  # type: ignore[no-untyped-def]
 
 
 @lru_cache(maxsize=1)
-def stemmer():  # type: ignore[no-untyped-def]
+def stemmer() -> Any:
     """PyStemmer's English Snowball stemmer (BM25 search and the answer-support check stem alike)."""
     import Stemmer
     return Stemmer.Stemmer("english")

@@ -145,7 +145,7 @@ def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: An
                                                      "llm": llm_name}, resume=job)
     engine = make_extractor(extractor, llm=None if llm is None else run.metered(llm, "extraction"), nlp=nlp,
                             n_process=n_process)
-    timings: Counter[str] = Counter()
+    timings: defaultdict[str, float] = defaultdict(float)  # seconds per stage
     stored = 0
 
     def extract(indices: list[int], done: int, total: int, track: bool) -> list[int]:
@@ -211,7 +211,7 @@ def _revisions(store: Any, work_id: int) -> dict[int, int]:
     return {c.index: c.revision for c in store.list_chapters(work_id)}
 
 
-def _timed(stream: Any, timings: Counter[str], key: str) -> Any:
+def _timed(stream: Any, timings: dict[str, float], key: str) -> Any:
     iterator = iter(stream)
     while True:
         t0 = time.perf_counter()

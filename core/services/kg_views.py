@@ -289,7 +289,7 @@ def timeline_summary(tl: RelationshipTimeline, label_a: str, label_b: str) -> st
 
 def timeline_rows(tl: RelationshipTimeline) -> list[dict[str, Any]]:
     """Per chapter with contact: what the text says between the two (labels with counts) and each cited sentence."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for c in tl.chapters:
         says = ", ".join(f"{label} ({n})" if n > 1 else label for label, n in c.labels)
         rows.extend({"chapter": c.chapter, "what the text says": says, "label": e["label"],

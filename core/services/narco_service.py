@@ -113,7 +113,7 @@ def build_edges(store: Any, work_id: int, llm: Any, params: NarcoParams | None =
         from core.nlp import embed as embed_texts
         embed = embed_texts
     started = time.perf_counter()
-    name = llm_name or getattr(llm, "name", "unknown")
+    name = llm_name or llm.name
     nodes = _nodes(store, work_id)
     todo = _todo(store, work_id, nodes, params)
     runner = JobRunner(store, work_id, JOB_KIND, on_progress=on_progress, should_stop=should_stop)
@@ -145,8 +145,10 @@ def build_edges(store: Any, work_id: int, llm: Any, params: NarcoParams | None =
 
 def _passage_edges(llm: Any, node: Node, priors: list[Node], params: NarcoParams,
                    totals: dict[str, int]) -> list[NewQuestionEdge]:
-    found = []
+    found: list[NewQuestionEdge] = []
+    assert node.chunk_id is not None, "a stored passage has a chunk id"
     for prior in priors:
+        assert prior.chunk_id is not None, "a stored passage has a chunk id"
         result = edge_questions(llm, prior.text, node.text, verify=params.verify)
         totals["pairs"] += 1
         totals["generated"] += len(result.generated)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,7 +149,7 @@ def context_window_of(llm_name: str, llm: Any = None) -> int:
 
 # ---- estimate and preview ----------------------------------------------------------------------------------------
 
-def kg_tokens(data: Any, chapters: Sequence[int]) -> dict[int, int]:
+def kg_tokens(data: Any, chapters: Iterable[int]) -> dict[int, int]:
     """About how many tokens all of E_k would take, per chapter k (without building a graph per chapter): edges
     from chapters <= k whose entity ends are both mentioned in k."""
     wanted = set(chapters)

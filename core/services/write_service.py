@@ -163,7 +163,7 @@ def _drain(stream: TextStream, on_piece: PieceFn | None) -> Completion | None:
     return stream.completion
 
 
-def _graph_agent(store: Any, work_id: int, params: WriteParams, llm: Any) -> Callable[[int], None] | None:
+def _graph_agent(store: Any, work_id: int, params: WriteParams, llm: Any) -> Callable[[int], object] | None:
     if not params.use_kg:
         return None
     return lambda index: update_chapter_graph(store, work_id, index, extractor=params.extractor,

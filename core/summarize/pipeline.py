@@ -180,7 +180,7 @@ def summarize_chapter(llm: Any, chapter: ChapterInput, kg: ChapterKg | None, par
     body, summarized, parts = s.body()
     use_kg = params.mode == "kg" and kg is not None
     edges: list[KgEdge] = []
-    if use_kg:
+    if use_kg and kg is not None:
         edges = fill(kg.ranked, lambda es: s.fits(s.final_prompt(body, summarized, es, kg)[0]), params.max_edges)
         if not kg.ranked:
             s.notes.append("No knowledge-graph edges connect the entities of this chapter (as of this chapter).")
@@ -188,9 +188,9 @@ def summarize_chapter(llm: Any, chapter: ChapterInput, kg: ChapterKg | None, par
             s.notes.append("The chapter leaves no room in the context for knowledge-graph edges.")
     prompt, lines = s.final_prompt(body, summarized, edges, kg if use_kg else None)
     reply = s.complete(prompt, params.summary_tokens)
-    return SummaryOutcome(clean_summary(reply.text, reply.finish_reason), prompt, lines,
-                          len(kg.ranked) if use_kg else 0, len(edges), parts, s.calls, s.count(prompt), s.budget,
-                          reply.finish_reason, s.notes)
+    ranked = len(kg.ranked) if use_kg and kg is not None else 0
+    return SummaryOutcome(clean_summary(reply.text, reply.finish_reason), prompt, lines, ranked, len(edges), parts,
+                          s.calls, s.count(prompt), s.budget, reply.finish_reason, s.notes)
 
 
 def plan_prompt(llm: Any, chapter: ChapterInput, kg: ChapterKg | None, params: SummaryParams) -> SummaryOutcome:

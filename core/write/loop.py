@@ -52,7 +52,7 @@ class Agents:
 
     write: Callable[[int], ChapterDraft]
     accept: Callable[[ChapterDraft], int]
-    graph: Callable[[int], None] | None = None
+    graph: Callable[[int], object] | None = None  # its result (a build report) is not used
 
 
 def plan(state: StoryState, max_chapters: int) -> StoryState:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -112,7 +112,7 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
     policy = LogitsPolicy(steps=params.steps, lr=params.strength, sigma=params.sigma, kl_bound=params.kl_max)
     kv = KvSettings(steps=params.steps, step_size=0.01 * params.strength / 0.5)
     word_tokens = WordTokens(tokenizer)
-    ids, generated = list(prompt_ids), []
+    ids, generated = list(prompt_ids), list[int]()
     cache = DynamicCache()
     with torch.inference_mode(False), torch.no_grad():
         # the cache holds everything but the last token, so the kv variant can perturb the context's past
@@ -121,12 +121,14 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
         words_done = 0
         for _ in range(params.max_tokens):
             # 1. the past before the last token (kept for the kv variant; update() concatenates, so these survive)
-            past = [(layer.keys, layer.values) for layer in cache.layers] if steer and params.variant == "kv" else []
+            past = [(layer.keys, layer.values) for layer in cast(list[Any], cache.layers)] \
+                if steer and params.variant == "kv" else []
             # 2. the LM's next-token logits, extending the cache by the last token
             out = model(input_ids=torch.tensor([[ids[-1]]]), past_key_values=cache, use_cache=True)
             logits = out.logits[0, -1].float()
             # 3. knowledge demonstrations from the memory's entities, h_max hops through the trie
-            demos = demonstrations(trie, memory, params.hops, generated, word_tokens) if steer else Demonstrations()
+            demos = demonstrations(trie, memory, params.hops, generated, word_tokens) if steer and trie is not None \
+                else Demonstrations()
             # 4. the policy update toward the demonstrations (skipped when off: the LM's logits go through untouched)
             steered = logits
             if demos.targets:
@@ -151,7 +153,7 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
             if token in stop_ids:
                 break
             # 7. a finished word that is an entity (a trie key) enters the FIFO memory
-            if steer:
+            if steer and trie is not None:
                 done = words(text) if not text[-1:].isalpha() else words(text)[:-1]
                 memory.extend(entities_in(" ".join(done[words_done:]), trie))
                 words_done = len(done)

@@ -96,9 +96,10 @@ class KnowledgeTrie:
 
     def _lookup(self, stems: Sequence[str]) -> list[tuple[str, str]]:
         """Values of the longest key path that `stems` spells from its start (whole stems only)."""
-        node, found = self._root, []
+        node: _Node | None = self._root
+        found: list[tuple[str, str]] = []
         for part in stems:
-            node = node.children.get(part)
+            node = node.children.get(part) if node is not None else None
             if node is None:
                 break
             found = node.values
