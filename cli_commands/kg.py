@@ -29,11 +29,18 @@ def _llm_name(args: argparse.Namespace, store: Any) -> str | None:
 def cmd_build(args: argparse.Namespace) -> dict[str, Any]:
     from core.llm import LLMError
     store = open_store()
+    from core.services import background
+    from core.services.jobs import JobStopped
     try:
-        report = kg_service.build_graph(store, args.work_id, extractor=args.extractor,
-                                        llm_name=_llm_name(args, store), force=args.force,
-                                        resume=not args.no_resume, n_process=args.processes, on_progress=_progress)
-    except (kg_service.KgError, LLMError) as exc:
+        name = _llm_name(args, store)
+        params = {"extractor": args.extractor, "force": args.force, "llm_name": name}
+        with background.claimed(store, args.work_id, "kg_build", params, on_progress=_progress) as job:
+            report = kg_service.build_graph(store, args.work_id, extractor=args.extractor, llm_name=name,
+                                            force=args.force, resume=not args.no_resume, n_process=args.processes,
+                                            on_progress=job.on_progress, should_stop=job.should_stop)
+            job.outcome = (f"{report.entities} entities, {report.edges} edges, {report.facts} facts in "
+                           f"{report.seconds:.1f} s")
+    except (kg_service.KgError, LLMError, background.JobRefused, JobStopped) as exc:
         raise CliError(str(exc)) from exc
     return report.as_dict()
 

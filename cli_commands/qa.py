@@ -106,11 +106,19 @@ def cmd_narco_build(args: argparse.Namespace) -> dict[str, Any]:
     print(f"estimate: {estimate['passages']} passages, {estimate['pairs']} pairs, ~{estimate['calls']} calls, "
           f"~{estimate['cost']['input_tokens']:,} input + {estimate['cost']['output_tokens']:,} output tokens "
           f"with {name}: {estimate['cost']['label']}", file=sys.stderr)
+    from core.services import background
+    from core.services.jobs import JobStopped
+    request = {"llm_name": name, "window": params.window, "first_chapter": params.first_chapter,
+               "last_chapter": params.last_chapter}
     try:
-        llm = llm_service.build_llm(store, "extraction", name, work_id=args.work_id)
-        report = narco_service.build_edges(store, args.work_id, llm, params, llm_name=name,
-                                           on_progress=_progress)
-    except LLMError as exc:
+        with background.claimed(store, args.work_id, "narco", request, on_progress=_progress) as job:
+            llm = llm_service.build_llm(store, "extraction", name, work_id=args.work_id)
+            report = narco_service.build_edges(store, args.work_id, llm, params, llm_name=name,
+                                               on_progress=job.on_progress, should_stop=job.should_stop)
+            job.outcome = f"{report.kept} questions kept of {report.generated}"
+    except background.JobRefused as exc:
+        raise CliError(str(exc)) from exc
+    except (LLMError, JobStopped) as exc:
         raise CliError(f"{exc} (finished passages are saved; run the command again to resume)") from exc
     return {**report.as_dict(), "estimate": estimate}
 

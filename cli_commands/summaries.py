@@ -56,12 +56,20 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
         return estimate
     print(f"estimate: {estimate['units']} summaries, ~{estimate['calls']} calls, ~{estimate['input_tokens']:,} input "
           f"+ {estimate['output_tokens']:,} output tokens with {name}: {estimate['cost']['label']}", file=sys.stderr)
+    from core.services import background
+    from core.services.jobs import JobStopped
+    force = bool(args.chapter) or args.force
+    request = {"chapters": args.chapter or None, "modes": list(modes), "force": force,
+               "context_tokens": params.context_tokens, "summary_tokens": params.summary_tokens}
     try:
-        report = ss.summarize(store, args.work_id, chapters=args.chapter or None, modes=modes, params=params,
-                              llm_override=args.llm, force=bool(args.chapter) or args.force, on_progress=_progress)
-    except ss.SummaryError as exc:
+        with background.claimed(store, args.work_id, "summaries", request, on_progress=_progress) as job:
+            report = ss.summarize(store, args.work_id, chapters=args.chapter or None, modes=modes, params=params,
+                                  llm_override=args.llm, force=force, on_progress=job.on_progress,
+                                  should_stop=job.should_stop)
+            job.outcome = f"{report.summarized} written, {report.skipped} already up to date"
+    except (ss.SummaryError, background.JobRefused) as exc:
         raise CliError(str(exc)) from exc
-    except LLMError as exc:
+    except (LLMError, JobStopped) as exc:
         raise CliError(f"{exc} (finished summaries are saved; run the command again to resume)") from exc
     shown = [ss.chapter_view(store, args.work_id, c) for c in (args.chapter or estimate["chapters"])]
     result = {**report.as_dict(), "estimate": estimate,

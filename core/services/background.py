@@ -16,16 +16,17 @@ task_view calls it interrupted, and resume() runs the same request again, which 
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from core.services.jobs import JobStopped, error_text
+from core.services.jobs import JobStopped, ProgressFn, error_text
 from core.tasks import TaskStatus, TaskStore, WorkTask, utcnow
 
 HEARTBEAT_S = 3.0
@@ -45,10 +46,14 @@ class Controls:
     work_id: int
     owner: str
     stopping: threading.Event = field(default_factory=threading.Event)
+    relay: ProgressFn | None = None    # a caller's own progress display too (the CLI's)
+    outcome: str = ""                  # the line a page shows when a job run with `claimed` is done
 
     def on_progress(self, done: int, total: int, message: str) -> None:
         if self.store.beat_task(self.work_id, self.owner, done=done, total=total, message=message[:500]):
             self.stopping.set()
+        if self.relay is not None:
+            self.relay(done, total, message)
 
     def should_stop(self) -> bool:
         """Asked by the job runner between units: a Stop pressed in any tab, or the task taken from this worker."""
@@ -104,16 +109,42 @@ class Worker:
         """Claim `work_id` for a `kind` job and start it; JobRefused when a live job holds the work."""
         if kind not in _kinds():
             raise ValueError(f"Unknown job kind {kind!r}.")
+        task = self.claim(store, work_id, kind, params)
+        thread = threading.Thread(target=self._run, args=(store, task), daemon=True, name=f"fabula-{kind}-{work_id}")
+        self._threads[work_id] = thread
+        thread.start()
+        return task
+
+    def claim(self, store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None) -> WorkTask:
         store.get_work(work_id)  # NotFound for a work that is gone
         task = store.claim_task(work_id, kind, self.owner, dict(params or {}), utcnow() - self.stale_after)
         if task is None:
             held = store.get_task(work_id)
             what = label_of(held.kind) if held else "Another job"
             raise JobRefused(f"{what} is already running on this work. Wait for it to finish, or stop it first.")
-        thread = threading.Thread(target=self._run, args=(store, task), daemon=True, name=f"fabula-{kind}-{work_id}")
-        self._threads[work_id] = thread
-        thread.start()
         return task
+
+    @contextlib.contextmanager
+    def claimed(self, store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None,
+                on_progress: ProgressFn | None = None) -> Iterator[Controls]:
+        """Run a job in the calling thread (the CLI) under the same claim, heartbeat, progress and stop request as a
+        background one: a page shows it running and can stop it, and the work takes no second job meanwhile."""
+        task = self.claim(store, work_id, kind, params)
+        controls = Controls(store, task.work_id, self.owner, relay=on_progress)
+        ended = threading.Event()
+        threading.Thread(target=self._beat, args=(controls, ended), daemon=True, name=f"fabula-beat-{work_id}").start()
+        try:
+            yield controls
+        except JobStopped as exc:
+            store.finish_task(work_id, self.owner, TaskStatus.STOPPED, str(exc))
+            raise
+        except BaseException as exc:  # Ctrl-C too: the row must not say "running" for a run that is over
+            store.finish_task(work_id, self.owner, TaskStatus.FAILED, error=error_text(exc))
+            raise
+        else:
+            store.finish_task(work_id, self.owner, TaskStatus.DONE, controls.outcome)
+        finally:
+            ended.set()
 
     def _run(self, store: Any, task: WorkTask) -> None:
         controls = Controls(store, task.work_id, self.owner)
@@ -172,6 +203,11 @@ def worker() -> Worker:
 
 def submit(store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None) -> WorkTask:
     return worker().submit(store, work_id, kind, params)
+
+
+def claimed(store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None,
+            on_progress: ProgressFn | None = None) -> contextlib.AbstractContextManager[Controls]:
+    return worker().claimed(store, work_id, kind, params, on_progress)
 
 
 def request_stop(store: TaskStore, work_id: int) -> bool:

@@ -205,3 +205,23 @@ def test_a_build_killed_with_its_server_is_interrupted_and_resumes(store: SqlSto
     assert set(store.kg_extracted_chapters(work)) == {1, 2, 3}
     resumed = store.latest_job(work, "kg_build")
     assert resumed.id == job.id and resumed.status is JobStatus.DONE and (resumed.done, resumed.total) == (3, 3)
+
+
+def test_the_cli_takes_the_same_claim(db_url: str, fresh_settings, capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cli.py kg build` on a work a server is building is refused with the page's message; once the server's task
+    ended, the CLI's own build holds the claim while it runs and leaves its outcome for the pages."""
+    import cli
+    monkeypatch.setenv("FABULA_DB_URL", db_url)
+    store = SqlStore.from_url(db_url)
+    work = _work(store)
+    store.claim_task(work, "summaries", "a-server", {}, utcnow())
+    assert cli.main(["kg", "build", str(work), "--json"]) == 1
+    assert "Summaries is already running on this work" in capsys.readouterr().err
+    assert store.latest_job(work, "kg_build") is None                       # refused before any job row
+    store.finish_task(work, "a-server", TaskStatus.DONE)
+    assert cli.main(["kg", "build", str(work), "--json"]) == 0, capsys.readouterr().err
+    task = store.get_task(work)
+    assert (task.kind, task.status, task.params["extractor"]) == ("kg_build", TaskStatus.DONE, "offline")
+    assert "entities" in task.message and task.done == task.total == 3
+    store.engine.dispose()
