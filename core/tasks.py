@@ -66,10 +66,10 @@ class TaskStore(Protocol):
 
     def get_work(self, work_id: int) -> Work: ...  # core.store.NotFound for a work that is gone
 
-    def claim_task(self, work_id: int, kind: str, owner: str, params: dict[str, Any],
-                   stale_before: datetime) -> WorkTask | None:
+    def claim_task(self, work_id: int, kind: str, owner: str, params: dict[str, Any], stale_before: datetime,
+                   dead_owner: str | None = None) -> WorkTask | None:
         """Atomically make `owner` the runner of a new task on `work_id`; None when a live task holds the work
-        (running, with a heartbeat at or after `stale_before`)."""
+        (running, with a heartbeat at or after `stale_before`, and not held by `dead_owner`, a worker known gone)."""
         ...
 
     def get_task(self, work_id: int) -> WorkTask | None: ...

@@ -40,8 +40,8 @@ class TaskRepository:
     def session(self) -> AbstractContextManager[Session]:  # pragma: no cover - provided by SqlStore
         raise NotImplementedError
 
-    def claim_task(self, work_id: int, kind: str, owner: str, params: dict[str, Any],
-                   stale_before: datetime) -> WorkTask | None:
+    def claim_task(self, work_id: int, kind: str, owner: str, params: dict[str, Any], stale_before: datetime,
+                   dead_owner: str | None = None) -> WorkTask | None:
         now = utcnow()
         fresh = dict(kind=kind, owner=owner[:_OWNER_CHARS], status=TaskStatus.RUNNING.value, params=params,
                      stop_requested=False, done=0, total=0, message="", error=None, started_at=now, heartbeat_at=now,
@@ -51,7 +51,8 @@ class TaskRepository:
                 taken = s.execute(update(WorkTaskRow)
                                   .where(WorkTaskRow.work_id == work_id,
                                          or_(WorkTaskRow.status != TaskStatus.RUNNING.value,
-                                             WorkTaskRow.heartbeat_at < stale_before))
+                                             WorkTaskRow.heartbeat_at < stale_before,
+                                             WorkTaskRow.owner == (dead_owner or "")))
                                   .values(**fresh).execution_options(synchronize_session=False))
                 if cast(CursorResult[Any], taken).rowcount == 1:
                     return self._get(s, work_id)

@@ -94,6 +94,22 @@ def label_of(kind: str) -> str:
     return known.label if known else kind
 
 
+def owner_gone(owner: str) -> bool:
+    """A worker of a server on this machine whose process has ended (a restarted server, after a kill): its jobs
+    are interrupted now, without waiting for the heartbeat to go stale. Another machine's workers: not known."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists, under another user
+        return False
+    return False
+
+
 class Worker:
     """Runs jobs in daemon threads (a server shut down mid-job leaves it interrupted, to resume, rather than hanging
     the shutdown until the job ends). One per process: `worker()`."""
@@ -117,7 +133,9 @@ class Worker:
 
     def claim(self, store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None) -> WorkTask:
         store.get_work(work_id)  # NotFound for a work that is gone
-        task = store.claim_task(work_id, kind, self.owner, dict(params or {}), utcnow() - self.stale_after)
+        held = store.get_task(work_id)
+        dead = held.owner if held and held.status is TaskStatus.RUNNING and owner_gone(held.owner) else None
+        task = store.claim_task(work_id, kind, self.owner, dict(params or {}), utcnow() - self.stale_after, dead)
         if task is None:
             held = store.get_task(work_id)
             what = label_of(held.kind) if held else "Another job"
@@ -245,7 +263,7 @@ def task_view(store: TaskStore, work_id: int, stale_after: timedelta = STALE_AFT
     kind = _kinds().get(task.kind)
     label, unit = (kind.label, kind.unit) if kind else (task.kind, "steps")
     now = utcnow()
-    if task.interrupted(now, stale_after):
+    if task.interrupted(now, stale_after) or (task.status is TaskStatus.RUNNING and owner_gone(task.owner)):
         return TaskView(task, "interrupted", label, unit)
     if task.status is TaskStatus.RUNNING:
         return TaskView(task, "stopping" if task.stop_requested else "running", label, unit, task.seconds_left(now))

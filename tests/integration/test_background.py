@@ -225,3 +225,20 @@ def test_the_cli_takes_the_same_claim(db_url: str, fresh_settings, capsys: pytes
     assert (task.kind, task.status, task.params["extractor"]) == ("kg_build", TaskStatus.DONE, "offline")
     assert "entities" in task.message and task.done == task.total == 3
     store.engine.dispose()
+
+
+def test_a_task_of_a_dead_process_on_this_machine_is_interrupted_at_once(store: SqlStore) -> None:
+    """A restarted server need not wait for the heartbeat to go stale: the claimant's process is gone."""
+    import socket
+    import subprocess
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    work = _work(store)
+    store.claim_task(work, "test_units", f"{socket.gethostname()}:{ended.pid}:x", {"units": 1}, utcnow())
+    assert background.task_view(store, work).state == "interrupted"         # the heartbeat is still fresh
+    gate = _gate(work)
+    gate.release(1)
+    worker = Worker(heartbeat_s=0.1)
+    worker.submit(store, work, "test_units", {"units": 1})                   # taken over, not refused
+    assert worker.wait(work, 30) and background.task_view(store, work).state == "done"
+    assert not background.owner_gone(worker.owner) and not background.owner_gone("elsewhere:1:x")
