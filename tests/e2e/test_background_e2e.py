@@ -194,3 +194,42 @@ def test_two_builds_on_two_works_both_finish(books: Books, tab) -> None:  # noqa
         assert store.latest_job(work, "kg_build").status is JobStatus.DONE
         assert set(store.kg_extracted_chapters(work)) == {c.index for c in store.list_chapters(work)}
     store.engine.dispose()
+
+
+def test_a_build_killed_with_the_server_is_interrupted_and_resumes(tmp_path: Path, browser) -> None:  # noqa: ANN001
+    """The server is killed (SIGKILL) mid-build and started again on the same database: the Graph page says the
+    build was interrupted (at once: its process is gone) and Resume finishes it under the same job."""
+    from storage.repository import SqlStore
+    store = SqlStore.from_url(f"sqlite:///{tmp_path / 'e2e.db'}")
+    work = store.create_work("Wild", None, WorkKind.BOOK, {}, _chapters("the_call_of_the_wild_pg215.txt")).id
+    chapters = len(store.list_chapters(work))
+    app = start_app(tmp_path, {"FABULA_LLM": "fake:echo"})
+    books = Books(app, {"Wild": work})
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(f"{app.url}/graph")
+        page.get_by_text("No graph yet").wait_for(timeout=120_000)
+        wait_idle(page)
+        _click_build(page)
+        _until(lambda: books.task(work).get("done", 0) >= 1, what="a chapter built")
+        app.process.kill()  # no chance to close anything
+        app.process.wait(10)
+        killed = store.latest_job(work, "kg_build")
+        assert killed.status is JobStatus.RUNNING and 1 <= killed.done < chapters, killed
+        app = start_app(tmp_path, {"FABULA_LLM": "fake:echo"})
+        page.goto(f"{app.url}/graph")
+        page.get_by_text(f"Graph build was interrupted at {killed.done} of {chapters} chapters").wait_for(
+            timeout=120_000)
+        wait_idle(page)
+        page.locator(f".st-key-job_resume_{work} button").first.click()
+        page.get_by_text(BUILT).first.wait_for(timeout=BUILD_TIMEOUT)
+        no_exception(page)
+        job = store.latest_job(work, "kg_build")
+        assert job.id == killed.id and job.status is JobStatus.DONE and job.done == chapters
+        assert set(store.kg_extracted_chapters(work)) == set(range(1, chapters + 1))
+    finally:
+        context.close()
+        stop_app(app)
+        store.engine.dispose()
