@@ -12,11 +12,12 @@ try:  # Streamlit quirk, see below; a private attribute, so tolerate its absence
 
     # With a pages/ folder beside app.py, a freshly started server serves its first request in the legacy
     # multipage mode until app.py has called st.navigation once. If that first request is a deep link
-    # (/ask), the page runs without app.py and the sidebar lists raw file names. Every page imports this module,
-    # so switching the legacy mode off here makes the very next rerun go through app.py's navigation.
+    # (/ask), the page runs without app.py (no menu, no sample book). Every page imports this module, so switching
+    # the legacy mode off here, and rerunning at once (below), sends that first request through app.py too.
+    _LEGACY_RUN = bool(PagesManager.uses_pages_directory)
     PagesManager.uses_pages_directory = False
 except ImportError:  # pragma: no cover
-    pass
+    _LEGACY_RUN = False
 
 
 @st.cache_resource(show_spinner=False)
@@ -89,3 +90,7 @@ def pick_work_with_chapters(label: str = "Work"):  # noqa: ANN201 - (work_id, li
         st.info("This work has no chapters yet.")
         st.stop()
     return work_id, chapters
+
+
+if _LEGACY_RUN:  # the first run of a fresh server: once more, through app.py (this import is redone then)
+    st.rerun()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.config import get_settings
 from core.ingest import IngestError
 from core.services import library
 from core.store import NotFound
@@ -31,9 +32,11 @@ def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> N
             select_work(work.id)
 
 
-with st.expander("Import a book (.txt, .md, .epub, .docx or .pdf)", expanded=not store.list_works()):
+with st.expander("Import a book (.txt, .md, .epub, .docx or .pdf)",
+                 expanded=st.session_state.get("library_open_import", False) or not store.list_works()):
     with st.form("import", clear_on_submit=True):
-        upload = st.file_uploader("Book file", type=["txt", "md", "markdown", "epub", "docx", "pdf"])
+        upload = st.file_uploader("Book file", type=["txt", "md", "markdown", "epub", "docx", "pdf"],
+                                  max_upload_size=get_settings().max_upload_mb)  # what it says is what import takes
         title = st.text_input("Title (optional: taken from the book when empty)")
         submitted = st.form_submit_button("Import", type="primary")
 

@@ -2,11 +2,36 @@
 a stale copy is refused). Citations elsewhere link here with ?work=ID&chapter=N."""
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from core.services.library import edit_chapter
 from core.store import NotFound, StaleRevision
 from pages._shared import get_store, plain, plain_with_italics, select_work, work_picker
+
+# A script of our own (no book text in it) that scrolls the page: to its top, or to the highlighted passage. The
+# nonce makes each request a new element, so its script runs again; Streamlit otherwise keeps the scroll position.
+_SCROLL = """<script>/* {nonce} */
+(() => {{
+  const target = {target};
+  let tries = 0;
+  const go = () => {{
+    const main = document.querySelector('[data-testid="stMain"]');
+    const el = target && document.querySelector(target);
+    if (el) {{ el.scrollIntoView({{block: "center"}}); }} else if (!target && main) {{ main.scrollTo(0, 0); }}
+    if (++tries < 12 && (!target || !el || tries < 4)) {{ setTimeout(go, 150); }}
+  }};
+  go();
+}})();
+</script>"""
+
+
+def scroll_page(target: str | None = None) -> None:
+    """Scroll to the element matching CSS `target`, or to the top of the page."""
+    nonce = st.session_state["read_scroll_nonce"] = st.session_state.get("read_scroll_nonce", 0) + 1
+    st.html(_SCROLL.format(nonce=nonce, target=json.dumps(target)), unsafe_allow_javascript=True)
+
 
 store = get_store()
 params = st.query_params
@@ -38,6 +63,8 @@ index = st.selectbox("Chapter", indices, index=indices.index(wanted) if wanted i
                      format_func=lambda i: titles[i])
 st.session_state["read_chapter"] = index
 chapter = store.get_chapter(work_id, index)
+if st.session_state.pop("read_scroll_top", False):  # "Next →" or "← Previous": the new chapter from its start
+    scroll_page()
 st.subheader(plain(chapter.title), anchor=False)
 st.caption(f"{chapter.word_count:,} words · {chapter.source.value} · revision {chapter.revision}")
 if index > 1 and st.button("Recap", key="read_recap", icon=":material/history:",
@@ -109,15 +136,17 @@ else:
     for paragraph in chapter.text.split("\n\n"):
         shown = plain_with_italics(" ".join(paragraph.split()))
         if highlight and highlight in paragraph:
-            st.info(shown)
+            st.container(key="read_highlight").info(shown)
+            scroll_page(".st-key-read_highlight")  # "Show in reader": the passage, not the chapter's start
+            highlight = None
         elif shown:
             st.markdown(shown)
 
 prev_col, _, next_col = st.columns([1, 4, 1])
 position = indices.index(index)
 if prev_col.button("← Previous", disabled=position == 0, key="prev_chapter"):
-    st.session_state["read_chapter"] = indices[position - 1]
+    st.session_state.update(read_chapter=indices[position - 1], read_scroll_top=True)
     st.rerun()
 if next_col.button("Next →", disabled=position == len(indices) - 1, key="next_chapter"):
-    st.session_state["read_chapter"] = indices[position + 1]
+    st.session_state.update(read_chapter=indices[position + 1], read_scroll_top=True)
     st.rerun()

@@ -14,11 +14,12 @@ from pages._shared import get_store, plain, select_work, work_picker
 
 store = get_store()
 st.title("Write")
-with st.expander("Start a story", expanded=not store.list_works()):
-    with st.form("write_new"):
+with st.expander("Start a story", expanded=st.session_state.get("write_open_start", False) or not store.list_works()):
+    with st.form("write_new", enter_to_submit=False):  # Enter in a box submitted it: two stories were made
         title = st.text_input("Title", key="new_title")
         choice = st.selectbox("Premise", ["My own", *PREMISES], index=1, key="new_premise")
-        own = st.text_area("Your premise", key="new_own", height=70)
+        own = st.text_area("Your premise", key="new_own", height=70,
+                           help="When you write one, it is used instead of the premise chosen above.")
         c1, c2, c3 = st.columns(3)
         arc = c1.selectbox("Story arc", list(ARCS), key="new_arc", help="\n\n".join(f"**{a}**: {d}" for a, d in
                                                                                ARCS.items()))
@@ -28,9 +29,12 @@ with st.expander("Start a story", expanded=not store.list_works()):
         use_kg = st.checkbox("Use the knowledge graph", True, key="new_kg")
         if st.form_submit_button("Start", type="primary", key="new_start"):
             try:
-                params = WriteParams(own if choice == "My own" else choice, arc, words[0], words[1], int(chapters),
-                                     use_kg, llm=model or None)
-                select_work(ws.start_story(store, title or "Untitled story", params).id)
+                params = WriteParams(own.strip() or ("" if choice == "My own" else choice), arc, words[0], words[1],
+                                     int(chapters), use_kg, llm=model or None)
+                started = ws.start_story(store, title or "Untitled story", params)
+                select_work(started.id)
+                st.success(f"Started “{plain(started.title)}” ({int(chapters)} chapters at most). Write its first "
+                           "chapter below.", icon=":material/check_circle:")
             except ValueError as exc:
                 st.error(plain(str(exc)))
 

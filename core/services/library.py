@@ -147,6 +147,16 @@ def ensure_sample(store: Store) -> Work | None:
     return work
 
 
+def sample_work(store: Store, restore: bool = False) -> Work | None:
+    """The bundled sample book as it is in the library (found by its bytes); None when the user deleted it, unless
+    `restore`, which imports it again."""
+    data = SAMPLE_BOOK.read_bytes()
+    work = find_same_book(store, data)
+    if work is None and restore:
+        work = import_book(store, SAMPLE_BOOK.name, data, title="A Christmas Carol")
+    return work
+
+
 def edit_chapter(store: Store, work_id: int, index: int, text: str, expected_revision: int) -> Chapter:
     """Save the user's own text of a chapter as its next revision (every earlier one stays in its history), with
     fresh passages. ValueError for an empty text; core.store.StaleRevision (nothing saved) when the chapter was
@@ -162,5 +172,5 @@ def edit_chapter(store: Store, work_id: int, index: int, text: str, expected_rev
 
 
 __all__ = ["IngestError", "AlreadyInLibrary", "import_book", "find_same_book", "content_hash", "parse_upload",
-           "create_story", "rename_work", "ensure_sample", "clean_filename", "clean_title", "chapter_table",
-           "edit_chapter"]
+           "create_story", "rename_work", "ensure_sample", "sample_work", "clean_filename", "clean_title",
+           "chapter_table", "edit_chapter"]

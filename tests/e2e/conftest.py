@@ -201,7 +201,7 @@ def wait_for_outcome(page, locator, timeout: float = 300_000) -> None:  # noqa: 
 def open_page(page, title: str, timeout: float = 120_000) -> None:  # noqa: ANN001
     """Go to a page the way a user does: its link in the sidebar (same session, so the selected work is kept); wait
     for the page's title and the end of its run."""
-    page.locator('[data-testid="stSidebarNav"] a').filter(has=page.get_by_text(title, exact=True)).click()
+    page.locator('[data-testid="stSidebar"] a').filter(has=page.get_by_text(title, exact=True)).click()
     page.get_by_role("heading", name=title, level=1, exact=True).wait_for(timeout=timeout)
     wait_idle(page, timeout=timeout)
 

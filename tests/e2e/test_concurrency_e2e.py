@@ -130,7 +130,7 @@ def test_two_sessions_on_different_works_at_once(shared: Shared, two) -> None:  
     _select(a, "Work", "Wild")
     _building(a)  # a builds "Wild" (5 long chapters) ...
     a.get_by_text("Building the graph").first.wait_for()
-    b.goto(app.url)  # ... while b imports a book
+    b.goto(f"{app.url}/library")  # ... while b imports a book
     b.get_by_text("Import a book").click()
     upload(b, str(NOVELS / "the_legend_of_sleepy_hollow_pg41.txt"))
     b.get_by_role("button", name="Import").click()

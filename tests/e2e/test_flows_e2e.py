@@ -89,7 +89,7 @@ def test_import_a_novel(module_app, module_page) -> None:  # noqa: ANN001
     if not NOVEL.exists():
         pytest.skip("shared data not available")
     page = module_page
-    page.goto(module_app.url)
+    page.goto(f"{module_app.url}/library")
     page.get_by_text("A Christmas Carol").first.wait_for(timeout=120_000)  # the sample book, seeded on first start
     wait_idle(page)
     page.get_by_text("Import a book").click()

@@ -44,7 +44,7 @@ def wild(module_app) -> int:  # noqa: ANN001
 @pytest.fixture(scope="module")
 def graph_page(module_app, module_page, wild: int):  # noqa: ANN001, ANN201 - the Graph page showing the novel
     page = module_page
-    page.goto(module_app.url)
+    page.goto(f"{module_app.url}/library")
     page.get_by_text(TITLE).first.wait_for(timeout=120_000)  # listed in the library (no sample: it is not empty)
     wait_idle(page)
     open_page(page, "Graph")

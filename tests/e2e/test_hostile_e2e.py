@@ -49,7 +49,7 @@ def canary_app(tmp_path: Path) -> Iterator[tuple[App, list[str]]]:
 
 def _open(page, title: str) -> None:  # noqa: ANN001
     """A page through its sidebar link, as a user goes (the session, and so the selected work, is kept)."""
-    page.locator('[data-testid="stSidebarNav"] a').filter(has_text=title).first.click()
+    page.locator('[data-testid="stSidebar"] a').filter(has_text=title).first.click()
     page.get_by_role("heading", name=title, level=1).wait_for(timeout=120_000)
     wait_idle(page, timeout=120_000)
 
@@ -96,7 +96,7 @@ def test_hostile_books_run_no_script_and_show_no_key(canary_app, page) -> None: 
     app, canaries = canary_app
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.goto(app.url)
+    page.goto(f"{app.url}/library")
     page.get_by_text("A Christmas Carol").first.wait_for(timeout=120_000)
     wait_idle(page, timeout=120_000)
 

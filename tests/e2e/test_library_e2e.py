@@ -24,7 +24,7 @@ def _import(page, path: Path | None = None, name: str | None = None, data: bytes
 
 
 def test_sample_then_import_a_novel_and_read_it(app, page) -> None:  # noqa: ANN001
-    page.goto(app.url)
+    page.goto(f"{app.url}/library")
     page.get_by_text("A Christmas Carol").first.wait_for()
     book = NOVELS / "the_call_of_the_wild_pg215.txt"
     if not book.exists():
@@ -38,7 +38,7 @@ def test_sample_then_import_a_novel_and_read_it(app, page) -> None:  # noqa: ANN
 
 
 def test_bad_files_show_a_message_and_inject_nothing(app, page) -> None:  # noqa: ANN001
-    page.goto(app.url)
+    page.goto(f"{app.url}/library")
     page.get_by_text("A Christmas Carol").first.wait_for()
     fired: list[str] = []
     page.on("dialog", lambda d: (fired.append(d.message), d.dismiss()))
