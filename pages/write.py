@@ -45,8 +45,12 @@ work = store.get_work(work_id)
 story = "arc" in work.settings
 left, right = st.columns(2)
 temperature = left.slider("Temperature", 0.0, 1.5, 0.8, 0.05, key="write_temp")
-length = right.number_input("Max new tokens", 16, 4000, 1700 if story else 150,  # a key per kind: a story
-                            key="write_tokens_story" if story else "write_tokens")  # never inherits 150
+# A story's own box (a key per story) starts at its chapter length in tokens, so a chapter is never cut short by
+# another work's number (a book's 150 tokens, or a shorter story's).
+length = right.number_input("Max new tokens", 16, 8000,
+                            ws.story_params(store, work_id).chapter_tokens() if story else 150,
+                            key=f"write_tokens_story_{work_id}" if story else "write_tokens",
+                            help="A story's chapter: its longest chapter in tokens. A continuation below: at most this.")
 decode = DecodeParams(temperature=float(temperature), max_tokens=int(length))
 
 
@@ -157,6 +161,9 @@ if chapters:
         st.html(result["overlay"])  # every token html-escaped; hover a highlighted one for its fact
     elif result:
         st.markdown(plain(result["text"]) or "*(nothing generated)*")
+    if result:  # every mode, KID included: its prompt, what was left out of it, and the save
+        for note in result.get("notes", []):
+            st.info(plain(note))
         rate = f", {result['tokens_per_second']:.1f} tokens/s" if result.get("tokens_per_second") else ""
         with st.expander(f"Prompt ({result['mode']}, {result['seconds']:.1f} s{rate})"):
             st.code(result["prompt"], language=None, wrap_lines=True)

@@ -70,6 +70,7 @@ def test_importing_the_same_file_again_asks_to_open_it_or_import_a_copy(app_db: 
     # Through app.py, so that "Open the existing work" can switch to the Read page (the sample book is seeded too).
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
+    at.switch_page("pages/library.py").run()  # the app opens on Home
     assert not at.exception, at.exception
     before = len(_store().list_works())
     _upload(at, "harbour_story.txt", STORY)
