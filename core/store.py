@@ -1,14 +1,25 @@
-"""The Store protocol: everything core.services needs from persistence.
+"""The Store protocol: everything core.services needs from persistence, as named parts.
 
-storage.repository.SqlStore implements it with SQLAlchemy; tests may use it against a real SQLite file.
-Each method is one unit of work: it commits on success and rolls back on any error, so a failure never leaves
-half a change behind.
+    LibraryStore   works, chapters, chunks, analyses, jobs, app metadata, LLM usage   (this module)
+    KgStore        the knowledge graph's extractions, entities and decisions          (core.kg.store)
+    NarcoStore     NARCO question edges and cached embeddings                          (core.narco.store)
+    SummaryStore   summary versions                                                    (core.summarize.store)
+    TaskStore      the background worker's claims on works                             (core.tasks)
+    Store          all of them: what a service takes
+
+storage.repository.SqlStore implements Store with SQLAlchemy (one mixin per part); tests use it against a real
+SQLite file or a PostgreSQL database. Each method is one unit of work: it commits on success and rolls back on any
+error, so a failure never leaves half a change behind.
 """
 from __future__ import annotations
 
 from typing import Any, Protocol
 
 from core.domain import Chapter, ChapterInfo, ChapterSource, Chunk, Job, NewChapter, Work, WorkKind
+from core.kg.store import KgStore
+from core.narco.store import NarcoStore
+from core.summarize.store import SummaryStore
+from core.tasks import TaskStore
 
 
 class NotFound(LookupError):
@@ -19,7 +30,7 @@ class StaleRevision(RuntimeError):
     """Someone else saved this chapter since it was opened: the caller must reload before saving."""
 
 
-class Store(Protocol):
+class LibraryStore(Protocol):
     # works
     def create_work(self, title: str, author: str | None, kind: WorkKind, settings: dict[str, Any],
                     chapters: list[NewChapter], content_sha256: str | None = None) -> Work: ...
@@ -58,3 +69,7 @@ class Store(Protocol):
     def record_llm_usage(self, *, work_id: int | None, job_id: int | None, role: str, provider: str, model: str,
                          input_tokens: int, output_tokens: int, seconds: float) -> None: ...
     def llm_usage(self, work_id: int | None = None, job_id: int | None = None) -> dict[str, int]: ...
+
+
+class Store(LibraryStore, KgStore, NarcoStore, SummaryStore, TaskStore, Protocol):
+    """Everything the services use from persistence (storage.repository.SqlStore)."""

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import CursorResult, Engine, delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.domain import (Chapter, ChapterInfo, ChapterSource, Chunk, Job, JobStatus, NewChapter, Work, WorkKind,
                          count_words)
-from core.store import NotFound, StaleRevision
+from core.store import NotFound, StaleRevision, Store
 from storage.db import make_engine, migrate, session_factory
 from storage.kg_repository import KgRepository
 from storage.narco_repository import NarcoRepository
@@ -311,3 +311,7 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository)
         with self.session() as s:
             return {t.name: int(s.scalar(select(func.count()).select_from(t)) or 0)
                     for t in Base.metadata.sorted_tables}
+
+
+if TYPE_CHECKING:  # mypy checks here that SqlStore implements every part of core.store.Store
+    _IMPLEMENTS: type[Store] = SqlStore

@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.kg.llm_common import (ChatModel, Segment, clean_llm_name, context_window, count_occurrences, count_tokens,
+from core.kg.llm_common import (Segment, clean_llm_name, context_window, count_occurrences, count_tokens,
                                 locate_evidence, reply_text, segments)
 from core.kg.offline import ChapterText
 from core.kg.types import NODE_TYPES, AliasLink, ChapterExtraction, NameMention, Triple
+from core.llm.base import LLM
 
 GRAPHER_CANONICAL_BLOCK = """EXISTING CANONICAL ENTITIES (you MUST reuse these exact IDs and labels -- do not create \
 duplicates):
@@ -118,7 +119,7 @@ class GrapherExtractor:
 
     name = "grapher"
 
-    def __init__(self, llm: ChatModel, reply_tokens: int = REPLY_TOKENS) -> None:
+    def __init__(self, llm: LLM, reply_tokens: int = REPLY_TOKENS) -> None:
         self.llm = llm
         self.reply_tokens = reply_tokens
 

@@ -1,14 +1,16 @@
-"""What the two LLM extractors share: the minimal LLM protocol, segmenting a chapter to fit the context window,
-light name cleaning, and finding the sentence that backs an edge (an LLM gives edges, not their source)."""
+"""What the two LLM extractors share: token counts and the context window of their core.llm.LLM, segmenting a
+chapter to fit the context window, light name cleaning, and finding the sentence that backs an edge (an LLM gives
+edges, not their source)."""
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from core.kg.given_names import is_given_name
 from core.kg.names import HONORIFICS, parse_name
+from core.llm.base import LLM
 
 _NUMBERING = re.compile(r"^\s*(?:[-*•]\s*)*(?:\d{1,3}\s*[.)]\s*)?(?:[-*•]\s*)*")
 _QUOTES = re.compile(r"^[\s\"'“”‘’`*_]+|[\s\"'“”‘’`*_.,;:]+$")
@@ -20,23 +22,16 @@ ORGANIZATION_WORDS = frozenset({"army", "navy", "company", "society", "church", 
                                 "school", "university", "bank", "office", "council", "parliament", "militia", "family"})
 
 
-class ChatModel(Protocol):
-    """The part of core.llm.LLM the extractors use: complete() returning an object with `.text`."""
-
-    def complete(self, messages: Any, options: Any = None, **overrides: Any) -> Any: ...
-
-
 def reply_text(reply: Any) -> str:
     return reply if isinstance(reply, str) else str(getattr(reply, "text", ""))
 
 
-def count_tokens(llm: Any, text: str) -> int:
-    counter = getattr(llm, "count_tokens", None)
-    return int(counter(text)) if callable(counter) else max(1, len(text) // 4)
+def count_tokens(llm: LLM, text: str) -> int:
+    return int(llm.count_tokens(text))
 
 
-def context_window(llm: Any, default: int = 4096) -> int:
-    return int(getattr(llm, "context_window", default) or default)
+def context_window(llm: LLM, default: int = 4096) -> int:
+    return int(llm.context_window or default)
 
 
 @dataclass(frozen=True)
@@ -46,7 +41,7 @@ class Segment:
     chunk_texts: tuple[str, ...]
 
 
-def segments(chunks: Sequence[str], budget_tokens: int, llm: Any) -> list[Segment]:
+def segments(chunks: Sequence[str], budget_tokens: int, llm: LLM) -> list[Segment]:
     """Consecutive passages packed while they fit `budget_tokens` (a passage is never split: passages already
     end at paragraph boundaries, which is where KGScore splits)."""
     out: list[Segment] = []

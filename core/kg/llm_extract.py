@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from core.kg.llm_common import (ChatModel, Segment, clean_item, clean_llm_name, context_window, count_occurrences,
+from core.kg.llm_common import (Segment, clean_item, clean_llm_name, context_window, count_occurrences,
                                 count_tokens, guess_type, locate_evidence, reply_text, segments)
 from core.kg.offline import ChapterText
 from core.kg.types import AliasLink, ChapterExtraction, NameMention, Triple
+from core.llm.base import LLM
 
 _EXAMPLE_PARAGRAPHS = """
 “Christmas won’t be Christmas without any presents,” grumbled Jo. “It’s so dreadful to be poor!” sighed Meg, looking
@@ -164,7 +165,7 @@ class LLMExtractor:
 
     name = "llm"
 
-    def __init__(self, llm: ChatModel, reply_tokens: int = REPLY_TOKENS) -> None:
+    def __init__(self, llm: LLM, reply_tokens: int = REPLY_TOKENS) -> None:
         self.llm = llm
         self.reply_tokens = reply_tokens
 

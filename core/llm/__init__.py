@@ -10,7 +10,7 @@ Every failure is an `LLMError` (see errors.py). Local models also offer `logprob
 `next_token_logits`, `generate_text`, `model` and `tokenizer` (see local.py). Importing this package does not
 import torch or the SDKs.
 """
-from core.llm.base import (LLM, Completion, GenerationOptions, Message, MessagesIn, StopScanner, TextStream,
+from core.llm.base import (LLM, Abilities, Completion, GenerationOptions, Message, MessagesIn, StopScanner, TextStream,
                            normalize_messages)
 from core.llm.errors import (LLMAuthError, LLMBadRequest, LLMBadResponse, LLMConfigError, LLMContextOverflow,
                              LLMError, LLMRateLimited, LLMTimeout, LLMUnavailable, redact)
@@ -18,16 +18,17 @@ from core.llm.fake import FakeCall, FakeLLM
 from core.llm.keys import base_url, key_source
 from core.llm.metered import LLMUsage, MeteredLLM, UsageSink, UsageTotals
 from core.llm.pricing import DEFAULT_PRICES, Price, cost_usd, estimate_job_cost, price_for
-from core.llm.registry import (ProviderInfo, check_llm_name, get_llm, list_providers, parse_llm_name,
-                               register_provider, unregister_provider)
+from core.llm.registry import (ProviderInfo, check_llm_name, declared_context_window, get_llm, list_providers,
+                               parse_llm_name, register_provider, unregister_provider)
 
 __all__ = [
-    "LLM", "Completion", "GenerationOptions", "Message", "MessagesIn", "StopScanner", "TextStream",
+    "LLM", "Abilities", "Completion", "GenerationOptions", "Message", "MessagesIn", "StopScanner", "TextStream",
     "normalize_messages",
     "LLMError", "LLMConfigError", "LLMAuthError", "LLMBadRequest", "LLMBadResponse", "LLMUnavailable", "LLMTimeout",
     "LLMRateLimited", "LLMContextOverflow", "redact",
     "FakeLLM", "FakeCall", "MeteredLLM", "LLMUsage", "UsageSink", "UsageTotals",
     "DEFAULT_PRICES", "Price", "price_for", "cost_usd", "estimate_job_cost",
-    "get_llm", "register_provider", "unregister_provider", "parse_llm_name", "check_llm_name", "list_providers",
+    "get_llm", "declared_context_window", "register_provider", "unregister_provider", "parse_llm_name",
+    "check_llm_name", "list_providers",
     "ProviderInfo", "key_source", "base_url",
 ]

@@ -12,6 +12,7 @@ from typing import Any
 
 from core.config import Settings, get_settings
 from core.llm.base import (
+    CHAT_API,
     Completion,
     FinishReason,
     GenerationOptions,
@@ -30,6 +31,7 @@ CONTEXT_WINDOW = 200_000  # every current Claude model
 
 class AnthropicLLM:
     provider = "anthropic"
+    abilities = CHAT_API
 
     def __init__(self, model: str, *, base_url_override: str | None = None, key: str | None = None,
                  timeout: float | None = None, max_retries: int | None = None,

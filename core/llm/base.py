@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
@@ -102,14 +102,38 @@ def normalize_messages(messages: MessagesIn) -> list[Message]:
     return out
 
 
+@dataclass(frozen=True)
+class Abilities:
+    """What a model can do beyond complete / stream / count_tokens, declared by its provider (callers read these
+    instead of probing for methods). Every ability names the methods of `LocalAccess` it promises."""
+
+    logits: bool = False          # next_token_logits, model, tokenizer, encode, decode (KID, perplexity, scoring)
+    logprobs: bool = False        # token_logprobs, logprob: the log-probability of a given continuation
+    raw_text: bool = False        # generate_text: continue a prompt as raw text, no chat template around it
+    prompt_text: bool = False     # format_prompt: the exact text the model reads for messages (countable)
+    chat_template: bool = True    # False for a base model, which reads a plain transcript, not a chat
+    exact_tokens: bool = False    # count_tokens is the model's own tokenizer (otherwise an estimate)
+    warm_up: bool = False         # warm(): weights to load before the first call (the embedded models)
+
+
+CHAT_API = Abilities()  # a remote chat API: messages in, text out; token counts estimated before a call
+
+
 @runtime_checkable
 class LLM(Protocol):
-    """What every provider offers. `name` is "provider:model"."""
+    """What every provider offers. `name` is "provider:model"; `context_window` is in tokens. The attributes are
+    read-only here, so the metering wrapper (which passes them through) is an LLM too."""
 
-    name: str
-    provider: str
-    model_name: str
-    context_window: int
+    @property
+    def name(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model_name(self) -> str: ...
+    @property
+    def context_window(self) -> int: ...
+    @property
+    def abilities(self) -> Abilities: ...
 
     def complete(self, messages: MessagesIn, options: GenerationOptions | None = None,
                  **overrides: Any) -> Completion: ...
@@ -118,6 +142,30 @@ class LLM(Protocol):
                **overrides: Any) -> TextStream: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+
+class LocalAccess(LLM, Protocol):
+    """The methods behind the abilities (core.llm.local.LocalLLM has them all). Reach them through `local_access`
+    after checking `llm.abilities`."""
+
+    @property
+    def model(self) -> Any: ...
+    @property
+    def tokenizer(self) -> Any: ...
+    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]: ...
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str: ...
+    def next_token_logits(self, prompt: str | Sequence[int] | Any) -> Any: ...
+    def token_logprobs(self, prompt: str, continuation: str) -> Sequence[Any]: ...  # items with a .logprob
+    def logprob(self, prompt: str, continuation: str) -> float: ...
+    def format_prompt(self, messages: MessagesIn) -> str: ...
+    def generate_text(self, prompt: str, options: GenerationOptions | None = None, **overrides: Any) -> Completion: ...
+    def warm(self) -> Any: ...
+
+
+def local_access(llm: LLM) -> LocalAccess:
+    """`llm` typed with the methods its abilities promise (a MeteredLLM passes them through, generate_text metered).
+    Only the methods of abilities that `llm.abilities` declares may be called."""
+    return cast(LocalAccess, llm)
 
 
 class TextStream:
@@ -132,6 +180,7 @@ class TextStream:
         self._gen = pieces
         self.name = name
         self.completion: Completion | None = None
+        self.metered = False  # set by the metering wrapper that records this stream's usage (once)
         self._callbacks: list[Callable[[Completion], None]] = []
 
     def on_done(self, callback: Callable[[Completion], None]) -> TextStream:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.llm.base import (
+    CHAT_API,
     Completion,
     FinishReason,
     GenerationOptions,
@@ -49,6 +50,7 @@ class FakeCall:
 
 class FakeLLM:
     provider = "fake"
+    abilities = CHAT_API  # a test that fakes a local model subclasses this and declares more
 
     def __init__(self, replies: Iterable[Reply] | ReplyFunction | None = None, *, model: str = "test",
                  context_window: int = 4096, repeat_last: bool = False) -> None:

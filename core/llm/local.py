@@ -20,6 +20,7 @@ from typing import Any
 from core.config import Settings, get_settings
 from core.llm import llamacpp, local_torch
 from core.llm.base import (
+    Abilities,
     Completion,
     FinishReason,
     GenerationOptions,
@@ -57,6 +58,8 @@ class LocalLLM:
         self.model_name = model
         self.name = f"local:{model}"
         self.context_window = self.spec.context_window
+        self.abilities = Abilities(logits=True, logprobs=True, raw_text=True, prompt_text=True,
+                                   chat_template=self.spec.has_chat_template, exact_tokens=True, warm_up=True)
         self.cache_dir = Path(cache_dir) if cache_dir else (settings or get_settings()).cache_dir
         self._loaded: LoadedModel | None = None  # the model (and its tokenizer), once something needs the weights
         self._tokenizer: Any = None  # the tokenizer alone, while only tokens are counted

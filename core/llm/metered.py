@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from core.llm.base import LLM, Completion, GenerationOptions, MessagesIn, TextStream
+from core.llm.base import LLM, Abilities, Completion, GenerationOptions, MessagesIn, TextStream
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +73,20 @@ class MeteredLLM:
         return self.inner.name
 
     @property
+    def provider(self) -> str:
+        return self.inner.provider
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
     def context_window(self) -> int:
         return self.inner.context_window
+
+    @property
+    def abilities(self) -> Abilities:
+        return self.inner.abilities
 
     def with_context(self, *, role: str | None = None, work_id: int | None = None,
                      job_id: int | None = None) -> MeteredLLM:
@@ -94,17 +106,19 @@ class MeteredLLM:
 
     def stream(self, messages: MessagesIn, options: GenerationOptions | None = None,
                **overrides: Any) -> TextStream:
-        return self.inner.stream(messages, options, **overrides).on_done(self._record)
+        return self.meter(self.inner.stream(messages, options, **overrides))
 
-    def record_completion(self, result: Completion) -> None:
-        """Account for a call made on `inner` directly, bypassing this wrapper."""
-        self._record(result)
+    def meter(self, stream: TextStream) -> TextStream:
+        """Record `stream`'s usage when it ends, unless a metering wrapper already does: for generation that drives
+        the model itself (KID's decoding loop) rather than calling stream()."""
+        if not stream.metered:
+            stream.metered = True
+            stream.on_done(self._record)
+        return stream
 
     def _record(self, result: Completion) -> None:
-        provider = getattr(self.inner, "provider", self.inner.name.split(":", 1)[0])
-        model = getattr(self.inner, "model_name", self.inner.name.split(":", 1)[-1])
-        usage = LLMUsage(provider, model, result.input_tokens, result.output_tokens, result.seconds, self.role,
-                         self.work_id, self.job_id)
+        usage = LLMUsage(self.inner.provider, self.inner.model_name, result.input_tokens, result.output_tokens,
+                         result.seconds, self.role, self.work_id, self.job_id)
         with self._lock:
             self.totals.calls += 1
             self.totals.input_tokens += result.input_tokens

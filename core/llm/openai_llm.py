@@ -10,6 +10,7 @@ from typing import Any
 
 from core.config import Settings, get_settings
 from core.llm.base import (
+    CHAT_API,
     Completion,
     FinishReason,
     GenerationOptions,
@@ -38,6 +39,7 @@ def context_window_for(model: str) -> int:
 
 class OpenAILLM:
     provider = "openai"
+    abilities = CHAT_API
 
     def __init__(self, model: str, *, base_url_override: str | None = None, key: str | None = None,
                  timeout: float | None = None, max_retries: int | None = None,

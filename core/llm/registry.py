@@ -15,6 +15,7 @@ from core.llm.base import LLM
 from core.llm.errors import LLMConfigError
 
 ProviderFactory = Callable[..., LLM]  # factory(model: str, *, settings: Settings | None = None, **kw) -> LLM
+WindowLookup = Callable[[str], int]  # model name -> its context window, with no key, connection or weights
 _PROVIDER_NAME = re.compile(r"^[a-z][a-z0-9_\-]*$")
 
 
@@ -26,17 +27,20 @@ class ProviderInfo:
     open_models: bool = True  # False: only `models` exist (local); True: any name the server knows (openai)
     description: str = ""
     examples: Sequence[str] = field(default_factory=tuple)
+    context_window: WindowLookup | None = None  # declared by the provider; None: build the model to learn it
 
 
 _providers: dict[str, ProviderInfo] = {}
 
 
 def register_provider(name: str, factory: ProviderFactory, *, models: Sequence[str] = (), open_models: bool = True,
-                      description: str = "", examples: Sequence[str] = ()) -> None:
+                      description: str = "", examples: Sequence[str] = (),
+                      context_window: WindowLookup | None = None) -> None:
     """Make `name:MODEL` resolvable. Re-registering a name replaces it (tests use this to plug in fakes)."""
     if not _PROVIDER_NAME.match(name):
         raise ValueError(f"provider name {name!r} must be lowercase letters, digits, '-' or '_'")
-    _providers[name] = ProviderInfo(name, factory, tuple(models), open_models, description, tuple(examples))
+    _providers[name] = ProviderInfo(name, factory, tuple(models), open_models, description, tuple(examples),
+                                    context_window)
 
 
 def unregister_provider(name: str) -> None:
@@ -78,6 +82,14 @@ def get_llm(spec: str, **kwargs: Any) -> LLM:
     return provider_info(provider).factory(model, **kwargs)
 
 
+def declared_context_window(spec: str) -> int | None:
+    """The context window of PROVIDER:MODEL as its provider declares it, without building the model (an estimate
+    needs it before a key or a connection exists); None when the provider declares none."""
+    provider, model = parse_llm_name(check_llm_name(spec))
+    lookup = provider_info(provider).context_window
+    return None if lookup is None else lookup(model)
+
+
 def list_providers() -> list[ProviderInfo]:
     return [_providers[name] for name in sorted(_providers)]
 
@@ -105,16 +117,33 @@ def _fake(model: str, **kw: Any) -> LLM:
     return FakeLLM(model=model, **kw)  # no script: echoes the last user message
 
 
+def _local_window(model: str) -> int:
+    from core.llm.local_models import spec_for
+    return spec_for(model).context_window
+
+
+def _openai_window(model: str) -> int:
+    from core.llm.openai_llm import context_window_for
+    return context_window_for(model)
+
+
+def _anthropic_window(_model: str) -> int:
+    from core.llm.anthropic_llm import CONTEXT_WINDOW
+    return CONTEXT_WINDOW
+
+
 def _register_builtins() -> None:
     from core.llm.local_models import LOCAL_MODELS
     register_provider("local", _local, models=tuple(LOCAL_MODELS), open_models=False,
                       description="small model bundled in a package, runs on the CPU, no key, no network",
-                      examples=tuple(f"local:{m}" for m in LOCAL_MODELS))
+                      examples=tuple(f"local:{m}" for m in LOCAL_MODELS), context_window=_local_window)
     register_provider("openai", _openai, models=("gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "gpt-5-mini"),
                       description="OpenAI, or any OpenAI-compatible server by base URL (Ollama, vLLM, llama.cpp, "
-                                  "LM Studio)", examples=("openai:gpt-4o-mini", "openai:llama3.1:8b"))
+                                  "LM Studio)", examples=("openai:gpt-4o-mini", "openai:llama3.1:8b"),
+                      context_window=_openai_window)
     register_provider("anthropic", _anthropic, models=("claude-haiku-4-5", "claude-sonnet-4-5"),
-                      description="Anthropic Claude", examples=("anthropic:claude-haiku-4-5",))
+                      description="Anthropic Claude", examples=("anthropic:claude-haiku-4-5",),
+                      context_window=_anthropic_window)
     register_provider("fake", _fake, description="scripted replies for tests; echoes when unscripted",
                       examples=("fake:echo",))
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
+from core.llm.base import LLM
 from core.metrics.kgscore import ScoreEdge, entity_key
 
 RULES = """Your task is to create a list of knowledge graph edges from a chapter summary. Here are the rules you must follow:
@@ -148,7 +148,7 @@ class LLMEdgeExtractor:
 
     name = "llm"
 
-    def __init__(self, llm: Any, max_tokens: int = 320) -> None:
+    def __init__(self, llm: LLM, max_tokens: int = 320) -> None:
         self.llm, self.max_tokens = llm, max_tokens
         self.stats: Counter[str] = Counter()
 

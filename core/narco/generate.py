@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.llm.base import LLM
 from core.narco.prompts import MAX_QUESTIONS_PER_PAIR, QG_TURN1, QG_TURN2, TURN1_MAX_TOKENS, TURN2_MAX_TOKENS
 
 # A list marker at the start of a line: "1.", "2)", "-", "*", "•", "Q1:", "Question 2:", "**3.**"
@@ -57,7 +58,7 @@ def _text(reply: Any) -> str:
     return reply if isinstance(reply, str) else str(getattr(reply, "text", "") or "")
 
 
-def generate_questions(llm: Any, prior: str, current: str,
+def generate_questions(llm: LLM, prior: str, current: str,
                        limit: int = MAX_QUESTIONS_PER_PAIR) -> tuple[list[str], int, str]:
     """(questions, LLM calls made, turn-1 reply). Turn 1 lists the connections; turn 2, in the same conversation,
     turns them into questions. A turn-1 reply that finds no connection ends the pair after one call."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.ingest.sentences import split_sentences
+from core.llm.base import LLM
 from core.narco.generate import _text, generate_questions
 from core.narco.prompts import MAX_QUESTIONS_PER_PAIR, VERIFY, VERIFY_MAX_TOKENS
 from core.narco.types import PairResult, VerifiedQuestion
@@ -77,7 +77,7 @@ def evidence_in_prior(evidence: list[str], prior: str, current: str,
     return best_sentence
 
 
-def verify_question(llm: Any, prior: str, current: str, question: str) -> tuple[VerifiedQuestion | None, bool]:
+def verify_question(llm: LLM, prior: str, current: str, question: str) -> tuple[VerifiedQuestion | None, bool]:
     """(the kept question or None, whether the reply was unreadable)."""
     context = f"{prior.strip()}\n\n{current.strip()}"
     reply = _text(llm.complete([{"role": "user", "content": VERIFY.format(context=context, question=question)}],
@@ -93,7 +93,7 @@ def verify_question(llm: Any, prior: str, current: str, question: str) -> tuple[
     return VerifiedQuestion(question, sentence, verdict.answer[:300]), False
 
 
-def edge_questions(llm: Any, prior: str, current: str, *, verify: bool = True,
+def edge_questions(llm: LLM, prior: str, current: str, *, verify: bool = True,
                    limit: int = MAX_QUESTIONS_PER_PAIR) -> PairResult:
     """The retrospective questions from `current` back to `prior`: two-turn generation, then (by default)
     self-verification. Without verification every question is kept with an empty evidence sentence."""

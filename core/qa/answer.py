@@ -14,7 +14,8 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Sequence
-from typing import Any
+
+from core.llm.base import LLM, LocalAccess, local_access
 
 ANSWER_STOP = ("\n",)
 MAX_ANSWER_WORDS = 40
@@ -26,24 +27,23 @@ def messages_for(prompt: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": prompt}]
 
 
-def reads_raw_prompt(llm: Any) -> bool:
+def reads_raw_prompt(llm: LLM) -> bool:
     """True for a local base model: it continues the prompt text itself (no chat template around it)."""
-    return callable(getattr(llm, "generate_text", None)) and not getattr(llm, "has_chat_template", True)
+    return llm.abilities.raw_text and not llm.abilities.chat_template
 
 
-def model_input(llm: Any, prompt: str) -> str:
+def model_input(llm: LLM, prompt: str) -> str:
     """The text the model reads for `prompt`: the prompt itself, or the chat template around it where the
     provider exposes one (local models); remote chat APIs apply theirs out of sight."""
-    formatter = getattr(llm, "format_prompt", None)
-    if reads_raw_prompt(llm) or not callable(formatter):
+    if reads_raw_prompt(llm) or not llm.abilities.prompt_text:
         return prompt
-    return formatter(messages_for(prompt))
+    return local_access(llm).format_prompt(messages_for(prompt))
 
 
-def template_overhead(llm: Any) -> int:
+def template_overhead(llm: LLM) -> int:
     """Tokens a chat template adds around a message (plus one for a start token), so that the budget covers what
     the model actually reads; 0 where nothing is added that can be counted."""
-    if not callable(getattr(llm, "format_prompt", None)):
+    if not llm.abilities.prompt_text:
         return 0
     try:
         return int(llm.count_tokens(model_input(llm, ""))) + 1
@@ -59,22 +59,23 @@ def clean_answer(reply: str) -> str:
     return " ".join(words[:MAX_ANSWER_WORDS])
 
 
-def generate_answer(llm: Any, prompt: str, max_tokens: int = 32) -> tuple[str, str]:
+def generate_answer(llm: LLM, prompt: str, max_tokens: int = 32) -> tuple[str, str]:
     """(clean answer, raw reply): a base model continues `prompt`, a chat model gets it as one user message."""
     if reads_raw_prompt(llm):
-        reply = llm.generate_text(prompt, max_tokens=max_tokens, stop=list(ANSWER_STOP))
+        reply = local_access(llm).generate_text(prompt, max_tokens=max_tokens, stop=list(ANSWER_STOP))
     else:
         reply = llm.complete(messages_for(prompt), max_tokens=max_tokens, stop=list(ANSWER_STOP))
     return clean_answer(reply.text), reply.text
 
 
-def score_options(llm: Any, prompt: str, options: Sequence[str]) -> list[float]:
+def score_options(llm: LLM, prompt: str, options: Sequence[str]) -> list[float]:
     """Mean token log-probability of each option as the model's answer to `prompt` (higher is better)."""
     text = model_input(llm, prompt)
-    if hasattr(llm, "model") and hasattr(llm, "encode"):
-        return _cached_option_scores(llm, text, options)
-    if hasattr(llm, "token_logprobs"):
-        return [_mean([t.logprob for t in llm.token_logprobs(text, " " + o.strip())]) for o in options]
+    if llm.abilities.logits:
+        return _cached_option_scores(local_access(llm), text, options)
+    if llm.abilities.logprobs:
+        scorer = local_access(llm)
+        return [_mean([t.logprob for t in scorer.token_logprobs(text, " " + o.strip())]) for o in options]
     return _letter_scores(llm, prompt, options)
 
 
@@ -82,7 +83,7 @@ def _mean(values: Sequence[float]) -> float:
     return float(sum(values) / len(values)) if values else float("-inf")
 
 
-def _cached_option_scores(llm: Any, text: str, options: Sequence[str]) -> list[float]:
+def _cached_option_scores(llm: LocalAccess, text: str, options: Sequence[str]) -> list[float]:
     """One forward pass over the prompt, then each option on a copy of its key/value cache. Tokenisation matches
     LocalLLM.token_logprobs (prompt with special tokens, continuation without, trailing white space moved)."""
     import torch
@@ -109,7 +110,7 @@ def _cached_option_scores(llm: Any, text: str, options: Sequence[str]) -> list[f
     return scores
 
 
-def _letter_scores(llm: Any, prompt: str, options: Sequence[str]) -> list[float]:
+def _letter_scores(llm: LLM, prompt: str, options: Sequence[str]) -> list[float]:
     listing = "\n".join(f"{_LETTERS[i]}. {o}" for i, o in enumerate(options[:4]))
     reply = llm.complete(messages_for(f"{prompt}\n{listing}\nReply with the letter only."), max_tokens=3).text
     letter = next((ch for ch in reply.upper() if ch in _LETTERS[:len(options)]), None)

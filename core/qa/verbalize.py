@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
 
+from core.llm.base import LLM, local_access
 from core.qa.corpus import FactRecord
 from core.qa.prompts import VERBALIZE_FEW_SHOT, VERBALIZE_MAX_TOKENS
 
@@ -57,7 +57,7 @@ class LLMVerbalizer:
     """Callable fact -> sentence through the Figure 2 prompt. Local models continue the prompt as raw text (the way
     the paper used GPT-3); chat models get it as one user message. `used_llm` counts accepted LLM sentences."""
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: LLM) -> None:
         self.llm = llm
         self.used_llm = 0
         self.fallbacks = 0
@@ -73,8 +73,8 @@ class LLMVerbalizer:
     def _verbalize(self, fact: FactRecord) -> str:
         prompt = VERBALIZE_FEW_SHOT.format(head=fact.subject, relation=fact.relation, tail=fact.object)
         try:
-            if hasattr(self.llm, "generate_text"):
-                reply = self.llm.generate_text(prompt, max_tokens=VERBALIZE_MAX_TOKENS, stop=["\n"]).text
+            if self.llm.abilities.raw_text:
+                reply = local_access(self.llm).generate_text(prompt, max_tokens=VERBALIZE_MAX_TOKENS, stop=["\n"]).text
             else:
                 reply = self.llm.complete([{"role": "user", "content": prompt}], max_tokens=VERBALIZE_MAX_TOKENS,
                                           stop=["\n"]).text

@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from core.domain import Job, JobStatus
-from core.llm import MeteredLLM
+from core.llm import LLM, MeteredLLM
 from core.store import Store
 
 ProgressFn = Callable[[int, int, str], None]
@@ -107,7 +107,7 @@ class JobRun:
                                          done=None if done is None else self.first + done)
         self.closed = True
 
-    def metered(self, llm: Any, role: str) -> MeteredLLM:
+    def metered(self, llm: LLM, role: str) -> MeteredLLM:
         """`llm` recording its usage under this job, this work and `role`: re-contexted when already metered."""
         if isinstance(llm, MeteredLLM):
             return llm.with_context(role=role, work_id=self.job.work_id, job_id=self.job.id)

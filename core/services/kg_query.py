@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import networkx as nx
 
@@ -21,6 +20,7 @@ from core.kg.llm_common import clean_llm_name
 from core.kg.names import normalize_name
 from core.kg.types import INTERACTION_RELATIONS, KgEntity
 from core.services.kg_views import load_graph_data
+from core.store import Store
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class RetrievalFact:
         return " ".join(p for p in (self.subject, self.relation, self.object) if p)
 
 
-def facts_for_retrieval(store: Any, work_id: int, upto_chapter: int | None = None, *, kind: str = "all",
+def facts_for_retrieval(store: Store, work_id: int, upto_chapter: int | None = None, *, kind: str = "all",
                         entity_ids: set[int] | None = None) -> list[RetrievalFact]:
     """Every stored triple (edges and facts, or only one `kind`) up to a chapter, in reading order, with the
     entity ids of its ends; `entity_ids` keeps triples touching those entities."""
@@ -60,7 +60,7 @@ def facts_for_retrieval(store: Any, work_id: int, upto_chapter: int | None = Non
     return out
 
 
-def entities_in_chapter(store: Any, work_id: int, chapter: int) -> list[tuple[KgEntity, int]]:
+def entities_in_chapter(store: Store, work_id: int, chapter: int) -> list[tuple[KgEntity, int]]:
     """(entity, mentions in that chapter), most mentioned first."""
     owner = {n.name: e for e in store.kg_entities(work_id) for n in e.names}
     counts: Counter[int] = Counter()
@@ -72,7 +72,7 @@ def entities_in_chapter(store: Any, work_id: int, chapter: int) -> list[tuple[Kg
     return [(by_id[i], n) for i, n in counts.most_common()]
 
 
-def alias_resolver(store: Any, work_id: int) -> Callable[[str], KgEntity | None]:
+def alias_resolver(store: Store, work_id: int) -> Callable[[str], KgEntity | None]:
     """A function from a surface name ("Lizzy", "Mr Darcy's", "lady catherine") to its entity, or None."""
     entities = store.kg_entities(work_id)
     exact = {n.name: e for e in entities for n in e.names}
@@ -93,6 +93,6 @@ def alias_resolver(store: Any, work_id: int) -> Callable[[str], KgEntity | None]
     return lookup
 
 
-def graph_as_of(store: Any, work_id: int, chapter: int | None = None) -> nx.MultiDiGraph:
+def graph_as_of(store: Store, work_id: int, chapter: int | None = None) -> nx.MultiDiGraph:
     """The whole graph as of a chapter (node and edge attributes: see core.kg.graph.graph_as_of)."""
     return kg_graph.graph_as_of(load_graph_data(store, work_id), chapter)

@@ -25,8 +25,9 @@ from core.kg.offline import VERSION as OFFLINE_VERSION
 from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
 from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, KgEntity, NODE_TYPES
+from core.llm import LLM, MeteredLLM
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
-from core.store import NotFound
+from core.store import NotFound, Store
 
 JOB_KIND = "kg_build"
 
@@ -54,7 +55,7 @@ class BuildReport:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def make_extractor(name: str, *, llm: Any = None, nlp: Any = None, n_process: int = 1) -> Any:
+def make_extractor(name: str, *, llm: LLM | None = None, nlp: Any = None, n_process: int = 1) -> Any:
     if name not in EXTRACTORS:
         raise KgError(f"Unknown extractor '{name}'; choose one of {', '.join(EXTRACTORS)}.")
     if name == "offline":
@@ -64,7 +65,7 @@ def make_extractor(name: str, *, llm: Any = None, nlp: Any = None, n_process: in
     return LLMExtractor(llm) if name == "llm" else GrapherExtractor(llm)
 
 
-def _chapter_texts(store: Any, work_id: int, indices: Sequence[int]) -> list[ChapterText]:
+def _chapter_texts(store: Store, work_id: int, indices: Sequence[int]) -> list[ChapterText]:
     wanted = set(indices)
     chunks: dict[int, list[str]] = defaultdict(list)
     for chunk in store.list_chunks(work_id, upto_chapter=max(wanted) if wanted else 0):
@@ -73,12 +74,12 @@ def _chapter_texts(store: Any, work_id: int, indices: Sequence[int]) -> list[Cha
     return [ChapterText(i, chunks.get(i, [])) for i in sorted(wanted)]
 
 
-def resolution_input(store: Any, work_id: int, upto_chapter: int | None = None) -> ResolutionInput:
+def resolution_input(store: Store, work_id: int, upto_chapter: int | None = None) -> ResolutionInput:
     return ResolutionInput(store.kg_name_counts(work_id, upto_chapter), store.kg_name_edges(work_id, upto_chapter),
                            store.kg_aliases(work_id, upto_chapter), store.kg_decisions(work_id))
 
 
-def resolve_entities(store: Any, work_id: int, guards: MergeGuards | None = None) -> Resolution:
+def resolve_entities(store: Store, work_id: int, guards: MergeGuards | None = None) -> Resolution:
     """Re-derive the work's entities from every stored chapter and the user's decisions (ids kept where the
     same names persist)."""
     result = resolve(resolution_input(store, work_id), guards)
@@ -87,7 +88,7 @@ def resolve_entities(store: Any, work_id: int, guards: MergeGuards | None = None
     return result
 
 
-def known_graph(store: Any, work_id: int, upto_chapter: int) -> KnownGraph:
+def known_graph(store: Store, work_id: int, upto_chapter: int) -> KnownGraph:
     """The canonical entities and relationships as of `upto_chapter` (the grapher's reconciliation block)."""
     if upto_chapter < 1:
         return KnownGraph()
@@ -109,22 +110,23 @@ def known_graph(store: Any, work_id: int, upto_chapter: int) -> KnownGraph:
     return KnownGraph(entities, rels)
 
 
-def _outdated(store: Any, work_id: int, done: dict[int, tuple[int, str]]) -> set[int]:
+def _outdated(store: Store, work_id: int, done: dict[int, tuple[int, str]]) -> set[int]:
     """Chapters read by an older version of the offline extractor (see core.kg.offline.VERSION)."""
     stats = store.kg_chapter_stats(work_id)
     return {i for i, (_, name) in done.items()
             if name == "offline" and stats.get(i, {}).get("version") != OFFLINE_VERSION}
 
 
-def _needs_extraction(store: Any, work_id: int, extractor: str, force: bool) -> list[int]:
+def _needs_extraction(store: Store, work_id: int, extractor: str, force: bool) -> list[int]:
     done = store.kg_extracted_chapters(work_id)
     outdated = _outdated(store, work_id, done) if extractor == "offline" else set()
     return [c.index for c in store.list_chapters(work_id)
             if force or done.get(c.index) != (c.revision, extractor) or c.index in outdated]
 
 
-def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: Any = None, llm_name: str | None = None,
-                nlp: Any = None, n_process: int = 1, force: bool = False, resume: bool = True,
+def build_graph(store: Store, work_id: int, *, extractor: str = "offline", llm: LLM | None = None,
+                llm_name: str | None = None, nlp: Any = None, n_process: int = 1, force: bool = False,
+                resume: bool = True,
                 on_progress: ProgressFn | None = None, should_stop: StopFn | None = None) -> BuildReport:
     """Extract every chapter that is new, edited or from another extractor (all of them with `force`), committing
     each; then resolve aliases. An unfinished earlier build of the same extractor is resumed from its next chapter.
@@ -197,7 +199,7 @@ def build_graph(store: Any, work_id: int, *, extractor: str = "offline", llm: An
                        {k: round(v, 3) for k, v in timings.items()}, stats)
 
 
-def _stored_totals(store: Any, work_id: int) -> Counter[str]:
+def _stored_totals(store: Store, work_id: int) -> Counter[str]:
     """The extraction counters of every chapter in the graph, as stored with each chapter's extraction (in its
     transaction). Summed from the store, not from this run, so a build that was killed and resumed, or run again,
     records the same stats as one uninterrupted build (a resumed run's own counters miss the chapters stored before)."""
@@ -207,7 +209,7 @@ def _stored_totals(store: Any, work_id: int) -> Counter[str]:
     return totals
 
 
-def _revisions(store: Any, work_id: int) -> dict[int, int]:
+def _revisions(store: Store, work_id: int) -> dict[int, int]:
     return {c.index: c.revision for c in store.list_chapters(work_id)}
 
 
@@ -224,10 +226,10 @@ def _timed(stream: Any, timings: dict[str, float], key: str) -> Any:
         yield item
 
 
-def _extraction_llm(store: Any, work_id: int, extractor: str, llm: Any, llm_name: str | None) -> Any:
+def _extraction_llm(store: Store, work_id: int, extractor: str, llm: LLM | None,
+                    llm_name: str | None) -> MeteredLLM | None:
     """The extraction model, metered: an injected one (tests, fakes) or the one llm_service.build_llm makes for
     `llm_name` (None: the extraction role's setting). None for the offline extractor."""
-    from core.llm import MeteredLLM
     from core.services import llm_service
     if extractor == "offline":
         return None
@@ -238,8 +240,8 @@ def _extraction_llm(store: Any, work_id: int, extractor: str, llm: Any, llm_name
     return llm_service.metered(store, llm, "extraction", work_id=work_id)
 
 
-def update_chapter_graph(store: Any, work_id: int, chapter_index: int, *, extractor: str | None = None,
-                         llm: Any = None, llm_name: str | None = None, nlp: Any = None) -> BuildReport:
+def update_chapter_graph(store: Store, work_id: int, chapter_index: int, *, extractor: str | None = None,
+                         llm: LLM | None = None, llm_name: str | None = None, nlp: Any = None) -> BuildReport:
     """Re-extract one chapter (just added or edited) with the work's extractor, replacing only that chapter's
     contribution, then re-resolve. Other chapters are not parsed again."""
     started = time.perf_counter()
@@ -284,7 +286,7 @@ class GraphStatus:
         return self.built and not self.pending and not self.outdated
 
 
-def graph_status(store: Any, work_id: int) -> GraphStatus:
+def graph_status(store: Store, work_id: int) -> GraphStatus:
     state = store.kg_state(work_id)
     chapters = store.list_chapters(work_id)
     done = store.kg_extracted_chapters(work_id)
@@ -295,7 +297,7 @@ def graph_status(store: Any, work_id: int) -> GraphStatus:
                        len(chapters) - len(pending), pending, unfinished(store.latest_job(work_id, JOB_KIND)), outdated)
 
 
-def graph_counts(store: Any, work_id: int) -> dict[str, int]:
+def graph_counts(store: Store, work_id: int) -> dict[str, int]:
     entities = store.kg_entities(work_id)
     triples = store.kg_triples(work_id)
     edges = sum(1 for t in triples if t.subject_name or t.object_name)
@@ -305,7 +307,7 @@ def graph_counts(store: Any, work_id: int) -> dict[str, int]:
 
 # ---- user decisions ----------------------------------------------------------------------------------------------
 
-def find_entity(store: Any, work_id: int, ref: str | int) -> KgEntity:
+def find_entity(store: Store, work_id: int, ref: str | int) -> KgEntity:
     """An entity by id, or by a label or name (case-insensitive)."""
     entities = store.kg_entities(work_id)
     text = str(ref).strip()
@@ -321,7 +323,7 @@ def find_entity(store: Any, work_id: int, ref: str | int) -> KgEntity:
     raise NotFound(f"No entity '{text}' in work {work_id}.")
 
 
-def merge_entities(store: Any, work_id: int, refs: Sequence[str | int]) -> KgEntity:
+def merge_entities(store: Store, work_id: int, refs: Sequence[str | int]) -> KgEntity:
     """Make two or more entities one; the decision is stored by their names and outlives re-extraction."""
     entities = list({e.id: e for e in (find_entity(store, work_id, r) for r in refs)}.values())
     if len(entities) < 2:
@@ -332,7 +334,7 @@ def merge_entities(store: Any, work_id: int, refs: Sequence[str | int]) -> KgEnt
     return find_entity(store, work_id, names[0])
 
 
-def split_entity(store: Any, work_id: int, ref: str | int, names: Sequence[str]) -> tuple[KgEntity, KgEntity]:
+def split_entity(store: Store, work_id: int, ref: str | int, names: Sequence[str]) -> tuple[KgEntity, KgEntity]:
     """Move `names` out of an entity into a new one; they will never be merged back automatically."""
     entity = find_entity(store, work_id, ref)
     own = [n.name for n in entity.names]
@@ -348,7 +350,7 @@ def split_entity(store: Any, work_id: int, ref: str | int, names: Sequence[str])
     return find_entity(store, work_id, rest[0]), find_entity(store, work_id, moved[0])
 
 
-def rename_entity(store: Any, work_id: int, ref: str | int, label: str) -> KgEntity:
+def rename_entity(store: Store, work_id: int, ref: str | int, label: str) -> KgEntity:
     label = " ".join(label.split())
     if not label:
         raise KgError("The new name is empty.")
@@ -358,7 +360,7 @@ def rename_entity(store: Any, work_id: int, ref: str | int, label: str) -> KgEnt
     return find_entity(store, work_id, entity.names[0].name)
 
 
-def retype_entity(store: Any, work_id: int, ref: str | int, node_type: str) -> KgEntity:
+def retype_entity(store: Store, work_id: int, ref: str | int, node_type: str) -> KgEntity:
     """Give an entity another node type ("character", "location", ...); stored by its names, like a rename, so it
     outlives re-extraction."""
     wanted = node_type.strip().lower()
@@ -379,7 +381,7 @@ OUTPUT_TOKENS_PER_SEGMENT = 350
 SEGMENT_WORDS = 1500
 
 
-def llm_build_estimate(store: Any, work_id: int, force: bool = False, role: str = "extraction") -> dict[str, Any]:
+def llm_build_estimate(store: Store, work_id: int, force: bool = False, role: str = "extraction") -> dict[str, Any]:
     """Tokens and price of an LLM build of the chapters a build would (re)read, before anything is spent."""
     from core.services import llm_service
     name = llm_service.resolve_llm_name(store, role)

@@ -32,6 +32,7 @@ from core.kg.graph import (GraphData, RelationshipTimeline, degree, find_nodes, 
                            parse_node_id, prune_low_degree, relationship_timeline, relationships, strength,
                            top_by_degree, verbalize)
 from core.kg.types import CO_MENTIONED
+from core.store import Store
 
 MODES: tuple[str, ...] = ("characters", "all", "ego")
 
@@ -89,7 +90,7 @@ class NodeDetails:
     facts: list[dict[str, Any]]          # chapter, fact, sentence, chunk_index, chunk_id (reading order)
 
 
-def load_graph_data(store: Any, work_id: int) -> GraphData:
+def load_graph_data(store: Store, work_id: int) -> GraphData:
     """Entities, edge triples and mention counts of a work (one read; views are computed from it in memory)."""
     counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     for c in store.kg_name_counts(work_id):
@@ -99,7 +100,7 @@ def load_graph_data(store: Any, work_id: int) -> GraphData:
                      {k: dict(v) for k, v in counts.items()}, max(extracted, default=0))
 
 
-def graph_version(store: Any, work_id: int) -> int:
+def graph_version(store: Store, work_id: int) -> int:
     """Changes whenever the work's graph changes: a cache key for load_graph_data."""
     state = store.kg_state(work_id)
     return state.version if state else 0
@@ -311,7 +312,7 @@ def export_view(view: GraphView, fmt: str, title: str = "graph") -> tuple[bytes,
     return export_graph(view.full, fmt, {"title": title, "as_of": view.params.as_of}), name, mime
 
 
-def export_work(store: Any, work_id: int, fmt: str, as_of: int | None = None) -> tuple[bytes, str, str]:
+def export_work(store: Store, work_id: int, fmt: str, as_of: int | None = None) -> tuple[bytes, str, str]:
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format '{fmt}'; choose one of {', '.join(FORMATS)}.")
     work = store.get_work(work_id)

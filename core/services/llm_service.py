@@ -21,6 +21,7 @@ from typing import Any
 
 from core.config import Settings, get_settings
 from core.llm import LLM, LLMUsage, MeteredLLM, UsageSink, check_llm_name, get_llm, list_providers
+from core.llm.base import local_access
 from core.llm.keys import KEYED_PROVIDERS, base_url, key_source
 from core.llm.pricing import (
     DEFAULT_PRICES,
@@ -165,9 +166,8 @@ def warm_up(store: Store, settings: Settings | None = None) -> list[str]:
             continue
         try:
             llm = get_llm(name, settings=settings)
-            warm = getattr(llm, "warm", None)
-            if warm is not None:
-                info = warm()
+            if llm.abilities.warm_up:
+                info = local_access(llm).warm()
                 log.info("warm-up: %s ready (%s, %.1f s)", name, info.source, info.seconds)
                 loaded.append(name)
         except Exception as exc:  # noqa: BLE001 - a warm-up never breaks the app

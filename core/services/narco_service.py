@@ -16,10 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.llm import LLM
 from core.narco import NewQuestionEdge, Node, edge_questions, estimate_pair_cost, rank_recap, window_pairs
 from core.narco.graph import PromptSizes, approximate_tokens
 from core.services import llm_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
+from core.store import Store
 
 JOB_KIND = "narco_build"
 EmbedFn = Callable[[list[str]], Any]
@@ -70,18 +72,18 @@ class NarcoReport:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def _nodes(store: Any, work_id: int) -> list[Node]:
+def _nodes(store: Store, work_id: int) -> list[Node]:
     store.get_work(work_id)
     return [Node(c.id, c.chapter_index, c.index, c.text) for c in store.list_chunks(work_id)]
 
 
-def _todo(store: Any, work_id: int, nodes: list[Node], params: NarcoParams) -> list[Node]:
+def _todo(store: Store, work_id: int, nodes: list[Node], params: NarcoParams) -> list[Node]:
     built = {} if params.force else store.narco_built(work_id)
     return [n for n in nodes if params.in_range(n) and not (n.chunk_id in built and
                                                             built[n.chunk_id][0] >= params.window)]
 
 
-def estimate(store: Any, work_id: int, params: NarcoParams, llm_name: str,
+def estimate(store: Store, work_id: int, params: NarcoParams, llm_name: str,
              count: Callable[[str], int] = approximate_tokens) -> dict[str, Any]:
     """What a build would do and cost: passages, pairs, LLM calls, tokens (typical and upper bound) and price.
     Tokens are estimated without loading a tokenizer (about 1.3 tokens a word) unless `count` is given."""
@@ -103,7 +105,7 @@ def estimate(store: Any, work_id: int, params: NarcoParams, llm_name: str,
             "upper_bound_tokens": round(sum(c.input_tokens + c.output_tokens for c in upper)), **{"cost": cost}}
 
 
-def build_edges(store: Any, work_id: int, llm: Any, params: NarcoParams | None = None, *,
+def build_edges(store: Store, work_id: int, llm: LLM, params: NarcoParams | None = None, *,
                 llm_name: str | None = None, on_progress: ProgressFn | None = None,
                 embed: EmbedFn | None = None, should_stop: StopFn | None = None) -> NarcoReport:
     """Generate, verify, embed and store the edges of every passage in range that is not built yet. `should_stop()`
@@ -135,7 +137,8 @@ def build_edges(store: Any, work_id: int, llm: Any, params: NarcoParams | None =
             vectors = embed([e.question for e in edges]) if edges else []
             edges = [NewQuestionEdge(e.from_chunk_id, e.to_chunk_id, e.question, e.evidence, e.answer, v)
                      for e, v in zip(edges, vectors)]
-            store.narco_replace_edges(work_id, [n.chunk_id for n in batch], edges, window=params.window, model=name)
+            built = [n.chunk_id for n in batch if n.chunk_id is not None]  # stored passages: all of them
+            store.narco_replace_edges(work_id, built, edges, window=params.window, model=name)
             run.advance(start + len(batch), {"last_chunk": batch[-1].chunk_id})
     tally = llm_service.usage_tally(store, name, job_id=run.id)
     return NarcoReport(work_id, run.id, len(todo), totals["pairs"], totals["generated"], totals["kept"],
@@ -143,7 +146,7 @@ def build_edges(store: Any, work_id: int, llm: Any, params: NarcoParams | None =
                        round(time.perf_counter() - started, 3), tally)
 
 
-def _passage_edges(llm: Any, node: Node, priors: list[Node], params: NarcoParams,
+def _passage_edges(llm: LLM, node: Node, priors: list[Node], params: NarcoParams,
                    totals: dict[str, int]) -> list[NewQuestionEdge]:
     found: list[NewQuestionEdge] = []
     assert node.chunk_id is not None, "a stored passage has a chunk id"
@@ -160,7 +163,7 @@ def _passage_edges(llm: Any, node: Node, priors: list[Node], params: NarcoParams
     return found
 
 
-def status(store: Any, work_id: int) -> dict[str, Any]:
+def status(store: Store, work_id: int) -> dict[str, Any]:
     """Passages, how many are connected, the number of edges, and whether a build stopped midway."""
     nodes = _nodes(store, work_id)
     built = store.narco_built(work_id)
@@ -179,7 +182,7 @@ class RecapItem:
     questions: list[dict[str, Any]]
 
 
-def recap(store: Any, work_id: int, chapter: int, limit: int = 5) -> list[RecapItem]:
+def recap(store: Store, work_id: int, chapter: int, limit: int = 5) -> list[RecapItem]:
     """The earlier passages `chapter` depends on, most retrospective questions first, each with those questions
     (and the evidence sentence that answers each). Empty when no edges reach back from this chapter."""
     store.get_chapter(work_id, chapter)

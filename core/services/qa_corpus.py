@@ -21,6 +21,7 @@ from core.kg.graph import INTERACTION_WEIGHT
 from core.kg.types import INTERACTION_RELATIONS
 from core.qa import Corpus, FactRecord, Passage
 from core.retrieval.entities import EntityIndex, EntityRef, Relation
+from core.store import Store
 
 EMBED_MODEL = "all-MiniLM-L6-v2"
 EMBED_BATCH = 64
@@ -28,7 +29,7 @@ ProgressFn = Callable[[int, int, str], None]
 _corpora: weakref.WeakKeyDictionary[Any, dict[int, tuple[tuple[int, ...], Corpus]]] = weakref.WeakKeyDictionary()
 
 
-def load_corpus(store: Any, work_id: int) -> Corpus:
+def load_corpus(store: Store, work_id: int) -> Corpus:
     """Passages, facts, NARCO edges, the entity index and cached vectors of the whole work (reading order)."""
     signature = store.qa_signature(work_id)
     per_store = _corpora.setdefault(store, {})
@@ -44,8 +45,9 @@ def load_corpus(store: Any, work_id: int) -> Corpus:
                         position.get(t.subject_name or ""), position.get(t.object_name or ""))
              for t in triples if t.relation not in INTERACTION_RELATIONS]
     cached = store.chunk_vectors(work_id, EMBED_MODEL)
-    vectors = np.stack([cached[p.chunk_id] for p in passages]) if passages and all(
-        p.chunk_id in cached for p in passages) else None
+    ids = [p.chunk_id for p in passages]
+    vectors = np.stack([cached[i] for i in ids if i is not None]) if passages and all(i in cached for i in ids) \
+        else None
     edges = store.narco_edges(work_id, with_embeddings=True)
     corpus = Corpus(passages, facts, vectors, edges, _edge_vectors(edges), entities=index)
     attach_meaning_vectors(store, corpus, compute=False)
@@ -53,7 +55,7 @@ def load_corpus(store: Any, work_id: int) -> Corpus:
     return corpus
 
 
-def _entity_index(store: Any, work_id: int, passages: list[Passage],
+def _entity_index(store: Store, work_id: int, passages: list[Passage],
                   triples: list[Any]) -> tuple[EntityIndex | None, dict[str, int]]:
     entities = store.kg_entities(work_id)
     if not entities:
@@ -86,7 +88,7 @@ def _edge_vectors(edges: list) -> np.ndarray | None:
     return np.stack([e.embedding for e in edges]).astype(np.float32)
 
 
-def ensure_vectors(store: Any, work_id: int, on_progress: ProgressFn | None = None) -> int:
+def ensure_vectors(store: Store, work_id: int, on_progress: ProgressFn | None = None) -> int:
     """Embed the passages that have no cached vector yet (committed per batch); returns how many were embedded."""
     from core.nlp import embed
     report = on_progress or (lambda done, total, message: None)
@@ -100,7 +102,7 @@ def ensure_vectors(store: Any, work_id: int, on_progress: ProgressFn | None = No
     return len(todo)
 
 
-def needs_vectors(store: Any, work_id: int) -> bool:
+def needs_vectors(store: Store, work_id: int) -> bool:
     return load_corpus(store, work_id).passage_vectors is None and bool(store.list_chunks(work_id))
 
 
@@ -110,7 +112,7 @@ def text_key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def embed_cached(store: Any, texts: Sequence[str], *, compute: bool = True,
+def embed_cached(store: Store, texts: Sequence[str], *, compute: bool = True,
                  on_progress: ProgressFn | None = None) -> np.ndarray | None:
     """Unit vectors of `texts` (one row each), from the store's content-addressed cache, embedding and storing the
     missing ones in batches; with `compute=False`, None unless every text is cached."""
@@ -134,7 +136,7 @@ def embed_cached(store: Any, texts: Sequence[str], *, compute: bool = True,
     return np.stack([found[k] for k in keys]).astype(np.float32)
 
 
-def attach_meaning_vectors(store: Any, corpus: Corpus, *, compute: bool = True,
+def attach_meaning_vectors(store: Store, corpus: Corpus, *, compute: bool = True,
                            on_progress: ProgressFn | None = None) -> bool:
     """Give the corpus its fact and entity-name vectors (from the cache; embedding what is missing when `compute`).
     Returns whether both are attached (entity vectors only matter when the corpus has entities)."""
@@ -145,6 +147,6 @@ def attach_meaning_vectors(store: Any, corpus: Corpus, *, compute: bool = True,
     return corpus.fact_vectors is not None and (corpus.entities is None or corpus.entity_vectors is not None)
 
 
-def needs_meaning_vectors(store: Any, work_id: int) -> bool:
+def needs_meaning_vectors(store: Store, work_id: int) -> bool:
     corpus = load_corpus(store, work_id)
     return not attach_meaning_vectors(store, corpus, compute=False) and bool(corpus.facts or corpus.entities)

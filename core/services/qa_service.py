@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from core.llm import MeteredLLM
+from core.llm import LLM, MeteredLLM
 from core.qa import (Citation, Corpus, LLMVerbalizer, QAParams, QAPlan, generate_answer, plan_prompt,
                      template_overhead, template_verbalize)
 from core.qa.support import AnswerSupport, check_support
 from core.services.qa_corpus import (EMBED_MODEL, ProgressFn, attach_meaning_vectors, ensure_vectors,  # noqa: F401
                                      load_corpus, needs_meaning_vectors, needs_vectors)
-from core.store import NotFound
+from core.store import NotFound, Store
 
 _SAME_PARAGRAPH = r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"  # white space within one paragraph (no blank line)
 
@@ -71,7 +71,8 @@ class QAResult:
 class Asker:
     """Answers questions about works with one answering LLM (resolved once), for one question or a batch."""
 
-    def __init__(self, store: Any, llm: Any = None, *, llm_override: str | None = None, dry_run: bool = False) -> None:
+    def __init__(self, store: Store, llm: LLM | None = None, *, llm_override: str | None = None,
+                 dry_run: bool = False) -> None:
         from core.services import llm_service
         self.store, self.dry_run = store, dry_run
         self.llm = llm if llm is not None else llm_service.build_llm(store, "answering", llm_override)
@@ -133,7 +134,7 @@ class Asker:
                         support=support)
 
 
-def ask(store: Any, work_id: int, question: str, params: QAParams | None = None, *, llm: Any = None,
+def ask(store: Store, work_id: int, question: str, params: QAParams | None = None, *, llm: LLM | None = None,
         llm_override: str | None = None, dry_run: bool = False) -> QAResult:
     """One question (see Asker for batches)."""
     return Asker(store, llm, llm_override=llm_override, dry_run=dry_run).ask(work_id, question, params)
@@ -159,7 +160,7 @@ def _ms(start: float) -> float:
 
 # ---- the reading view ----------------------------------------------------------------------------------------
 
-def reader_anchor(store: Any, work_id: int, chapter: int, text: str, words: int = 8) -> str | None:
+def reader_anchor(store: Store, work_id: int, chapter: int, text: str, words: int = 8) -> str | None:
     """The exact stretch of the chapter's text where a cited passage begins (its first words, with the chapter's
     own line wrapping), for the reading view to highlight; None if it cannot be found. A stretch never crosses a
     blank line, because the reading view highlights one paragraph."""

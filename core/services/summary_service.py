@@ -23,10 +23,11 @@ from typing import Any
 
 from core.kg.graph import graph_as_of
 from core.kg.types import INTERACTION_RELATIONS
+from core.llm import LLM, declared_context_window
 from core.services import llm_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.services.kg_views import load_graph_data
-from core.store import NotFound
+from core.store import NotFound, Store
 from core.summarize import (MODE_LABELS, MODES, ChapterInput, ChapterKg, NewSummary, StoredSummary, SummaryParams,
                             chapter_edges, current, latest_generated, plan_prompt, rank_edges, summarize_chapter)
 
@@ -75,7 +76,7 @@ def _check_modes(modes: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(modes))
 
 
-def _chapters(store: Any, work_id: int, chapters: Sequence[int] | None) -> dict[int, Any]:
+def _chapters(store: Store, work_id: int, chapters: Sequence[int] | None) -> dict[int, Any]:
     infos = {c.index: c for c in store.list_chapters(work_id)}
     wanted = sorted(set(chapters)) if chapters else sorted(infos)
     missing = [i for i in wanted if i not in infos]
@@ -87,7 +88,7 @@ def _chapters(store: Any, work_id: int, chapters: Sequence[int] | None) -> dict[
 class KgContext:
     """The work's graph, loaded once, and E_k of each chapter ranked by eqs. (2)-(4)."""
 
-    def __init__(self, store: Any, work_id: int, embed: Callable[[Sequence[str]], Any] | None = None) -> None:
+    def __init__(self, store: Store, work_id: int, embed: Callable[[Sequence[str]], Any] | None = None) -> None:
         self.store, self.work_id, self._embed = store, work_id, embed
         self._data: Any = None
 
@@ -110,13 +111,13 @@ class KgContext:
         return ChapterKg([s.edge for s in ranked], graph.mentions, graph.names)
 
 
-def require_graph(store: Any, work_id: int) -> None:
+def require_graph(store: Store, work_id: int) -> None:
     if not store.kg_extracted_chapters(work_id):
         raise SummaryError("This work has no knowledge graph yet: build it on the Graph page (or `cli.py kg build "
                            f"{work_id}`), or summarize without it (no-KG mode).")
 
 
-def _inputs(store: Any, work_id: int, indices: Sequence[int]) -> dict[int, ChapterInput]:
+def _inputs(store: Store, work_id: int, indices: Sequence[int]) -> dict[int, ChapterInput]:
     passages: dict[int, list[str]] = defaultdict(list)
     for chunk in store.list_chunks(work_id, upto_chapter=max(indices) if indices else 0):
         passages[chunk.chapter_index].append(chunk.text)
@@ -127,22 +128,14 @@ def _inputs(store: Any, work_id: int, indices: Sequence[int]) -> dict[int, Chapt
     return out
 
 
-def context_window_of(llm_name: str, llm: Any = None) -> int:
-    """The model's context window, without a key or a connection (an estimate must work before either exists)."""
+def context_window_of(llm_name: str, llm: LLM | None = None) -> int:
+    """The model's context window, without a key or a connection (an estimate must work before either exists):
+    as its provider declares it, else from the model built without a store (a test's provider)."""
     if llm is not None:
-        return int(getattr(llm, "context_window", 4096))
-    provider, _, model = llm_name.partition(":")
-    if provider == "local":
-        from core.llm.local_models import spec_for
-        return spec_for(model).context_window
-    if provider == "openai":
-        from core.llm.openai_llm import context_window_for
-        return context_window_for(model)
-    if provider == "anthropic":
-        from core.llm.anthropic_llm import CONTEXT_WINDOW
-        return CONTEXT_WINDOW
+        return llm.context_window
     try:
-        return int(getattr(llm_service.llm_without_store(ROLE, llm_name), "context_window", 4096))
+        declared = declared_context_window(llm_name)
+        return declared if declared is not None else llm_service.llm_without_store(ROLE, llm_name).context_window
     except Exception:  # noqa: BLE001 - an estimate falls back to a common size rather than failing
         return 8192
 
@@ -174,8 +167,8 @@ def kg_tokens(data: Any, chapters: Iterable[int]) -> dict[int, int]:
     return dict(out)
 
 
-def estimate(store: Any, work_id: int, chapters: Sequence[int] | None, modes: Sequence[str], params: SummaryParams,
-             llm_name: str, llm: Any = None) -> dict[str, Any]:
+def estimate(store: Store, work_id: int, chapters: Sequence[int] | None, modes: Sequence[str], params: SummaryParams,
+             llm_name: str, llm: LLM | None = None) -> dict[str, Any]:
     """Calls, tokens (about 1.3 per word, without loading a tokenizer) and price of summarizing `chapters` in
     `modes`; KG mode counts every line of E_k that would fit, so it is an upper bound."""
     modes = _check_modes(modes)
@@ -206,7 +199,7 @@ def estimate(store: Any, work_id: int, chapters: Sequence[int] | None, modes: Se
             "hierarchical_chapters": long_chapters, "cost": cost}
 
 
-def preview(store: Any, work_id: int, chapter: int, params: SummaryParams, *, llm: Any = None,
+def preview(store: Store, work_id: int, chapter: int, params: SummaryParams, *, llm: LLM | None = None,
             llm_override: str | None = None, embed: Any = None) -> dict[str, Any]:
     """The KG lines and prompt a KG-mode summary of `chapter` would get (no generation)."""
     require_graph(store, work_id)
@@ -226,8 +219,8 @@ def _up_to_date(versions: list[StoredSummary], revision: int) -> bool:
     return shown is not None and shown.chapter_revision == revision
 
 
-def summarize(store: Any, work_id: int, *, chapters: Sequence[int] | None = None, modes: Sequence[str] = ("kg",),
-              params: SummaryParams | None = None, llm: Any = None, llm_override: str | None = None,
+def summarize(store: Store, work_id: int, *, chapters: Sequence[int] | None = None, modes: Sequence[str] = ("kg",),
+              params: SummaryParams | None = None, llm: LLM | None = None, llm_override: str | None = None,
               force: bool = False, resume: bool = True, on_progress: ProgressFn | None = None,
               embed: Any = None, should_stop: StopFn | None = None) -> SummaryReport:
     """Summarize `chapters` (default: all) in each of `modes`. Chapters whose shown summary was made from their
@@ -240,7 +233,7 @@ def summarize(store: Any, work_id: int, *, chapters: Sequence[int] | None = None
     infos = _chapters(store, work_id, chapters)
     if "kg" in modes:
         require_graph(store, work_id)
-    name = getattr(llm, "name", None) or llm_service.resolve_llm_name(store, ROLE, llm_override)
+    name = llm.name if llm is not None else llm_service.resolve_llm_name(store, ROLE, llm_override)
     llm = llm or llm_service.build_llm(store, ROLE, name)
     units = [(i, m) for i in infos for m in modes]
     signature = {"units": [list(u) for u in units], "force": force, "llm": name, "params": params.signature()}
@@ -281,7 +274,7 @@ def summarize(store: Any, work_id: int, *, chapters: Sequence[int] | None = None
                          llm_service.usage_tally(store, name, job_id=run.id), notes)
 
 
-def summarize_one(store: Any, work_id: int, chapter: int, mode: str = "kg", params: SummaryParams | None = None,
+def summarize_one(store: Store, work_id: int, chapter: int, mode: str = "kg", params: SummaryParams | None = None,
                   **kwargs: Any) -> StoredSummary:
     """One chapter in one mode, always generated anew (a new version); returns the version shown afterwards."""
     summarize(store, work_id, chapters=[chapter], modes=(mode,), params=params, force=True, **kwargs)
@@ -290,7 +283,7 @@ def summarize_one(store: Any, work_id: int, chapter: int, mode: str = "kg", para
     return shown
 
 
-def unfinished_job(store: Any, work_id: int) -> dict[str, Any] | None:
+def unfinished_job(store: Store, work_id: int) -> dict[str, Any] | None:
     job = store.latest_job(work_id, JOB_KIND)
     if job and unfinished(job):
         return {"job_id": job.id, "done": job.done, "total": job.total, "error": job.error}
@@ -299,7 +292,7 @@ def unfinished_job(store: Any, work_id: int) -> dict[str, Any] | None:
 
 # ---- reading, editing, exporting -----------------------------------------------------------------------------------
 
-def chapter_view(store: Any, work_id: int, chapter: int) -> dict[str, Any]:
+def chapter_view(store: Store, work_id: int, chapter: int) -> dict[str, Any]:
     """Per mode: the summary shown, a newer generated version hidden by the user's edit, the version count and
     whether the chapter's text changed since."""
     info = _chapters(store, work_id, [chapter])[chapter]
@@ -315,7 +308,7 @@ def chapter_view(store: Any, work_id: int, chapter: int) -> dict[str, Any]:
     return out
 
 
-def overview(store: Any, work_id: int) -> list[dict[str, Any]]:
+def overview(store: Store, work_id: int) -> list[dict[str, Any]]:
     """One row per chapter: whether each mode has a summary, by whom."""
     by_key = _grouped(store, work_id)
     rows = []
@@ -329,7 +322,7 @@ def overview(store: Any, work_id: int) -> list[dict[str, Any]]:
     return rows
 
 
-def save_edit(store: Any, work_id: int, chapter: int, mode: str, text: str) -> StoredSummary:
+def save_edit(store: Store, work_id: int, chapter: int, mode: str, text: str) -> StoredSummary:
     """Store `text` as the user's version of the chapter's summary in `mode` (a new version, shown from now on)."""
     _check_modes([mode])
     text = text.strip()
@@ -344,7 +337,7 @@ def save_edit(store: Any, work_id: int, chapter: int, mode: str, text: str) -> S
         user_edited=True, parent_id=parent.id if parent else None))
 
 
-def export_markdown(store: Any, work_id: int, modes: Sequence[str] = MODES) -> tuple[str, str]:
+def export_markdown(store: Store, work_id: int, modes: Sequence[str] = MODES) -> tuple[str, str]:
     """(Markdown of every chapter's shown summaries, a file name)."""
     work = store.get_work(work_id)
     by_key = {(s.chapter_index, s.mode): s for s in (current(v) for v in _grouped(store, work_id).values()) if s}
@@ -359,7 +352,7 @@ def export_markdown(store: Any, work_id: int, modes: Sequence[str] = MODES) -> t
     return "\n".join(lines).rstrip() + "\n", f"{safe}_summaries.md"
 
 
-def _grouped(store: Any, work_id: int) -> dict[tuple[int, str], list[StoredSummary]]:
+def _grouped(store: Store, work_id: int) -> dict[tuple[int, str], list[StoredSummary]]:
     groups: dict[tuple[int, str], list[StoredSummary]] = defaultdict(list)
     for s in store.summary_history(work_id):
         groups[(s.chapter_index, s.mode)].append(s)
@@ -368,8 +361,8 @@ def _grouped(store: Any, work_id: int) -> dict[tuple[int, str], list[StoredSumma
 
 # ---- scoring ---------------------------------------------------------------------------------------------------------
 
-def make_scorer(store: Any = None, *, offline: bool = True, llm: Any = None, llm_override: str | None = None,
-                **kwargs: Any) -> Any:
+def make_scorer(store: Store | None = None, *, offline: bool = True, llm: LLM | None = None,
+                llm_override: str | None = None, **kwargs: Any) -> Any:
     """A SummaryScorer: KGScore with the offline extractor, or with the Appendix F prompt and the extraction LLM
     (metered into `store` when one is given), plus ROUGE and embedding similarity. Build one per batch."""
     from core.metrics.kgscore import SummaryScorer

@@ -22,10 +22,11 @@ from typing import Any
 from core.domain import Chapter, ChapterSource, NewChapter, Work, WorkKind
 from core.ingest import chunk_text
 from core.kg.types import INTERACTION_RELATIONS
-from core.llm import Completion, LLMError, TextStream, check_llm_name
+from core.llm import LLM, Completion, LLMError, MeteredLLM, TextStream, check_llm_name
 from core.services.kg_query import facts_for_retrieval
 from core.services.kg_service import update_chapter_graph
 from core.services.library import create_story
+from core.store import Store
 from core.write import loop
 from core.write.context import GraphEdge, GraphNode, StoryGraph, kg_block
 from core.write.export import ExportChapter, safe_filename, to_epub, to_markdown
@@ -75,7 +76,7 @@ class Continuation:
 
 # ---- stories ---------------------------------------------------------------------------------------------------
 
-def start_story(store: Any, title: str, params: WriteParams) -> Work:
+def start_story(store: Store, title: str, params: WriteParams) -> Work:
     """A new story work holding its writing settings; an unknown model name is refused before anything is stored."""
     if params.llm:
         try:
@@ -85,7 +86,7 @@ def start_story(store: Any, title: str, params: WriteParams) -> Work:
     return create_story(store, title, params.premise, params.as_settings() | {STATE_KEY: loop.StoryState().as_dict()})
 
 
-def create_twin(store: Any, work_id: int) -> Work:
+def create_twin(store: Store, work_id: int) -> Work:
     """The same premise and arc written without the graph: a separate work, linked both ways in settings."""
     work = store.get_work(work_id)
     params = replace(story_params(store, work_id), use_kg=False)
@@ -95,22 +96,22 @@ def create_twin(store: Any, work_id: int) -> Work:
     return twin
 
 
-def story_params(store: Any, work_id: int) -> WriteParams:
+def story_params(store: Store, work_id: int) -> WriteParams:
     work = store.get_work(work_id)
     if work.kind is not WorkKind.STORY or "arc" not in work.settings:
         raise WriteError(f"Work {work_id} is not a story started for writing (start one with `story new`).")
     return WriteParams.from_settings(work.settings)
 
 
-def story_state(store: Any, work_id: int) -> loop.StoryState:
+def story_state(store: Store, work_id: int) -> loop.StoryState:
     return loop.StoryState.from_dict(store.get_work(work_id).settings.get(STATE_KEY))
 
 
-def _save_state(store: Any, work_id: int, state: loop.StoryState) -> None:
+def _save_state(store: Store, work_id: int, state: loop.StoryState) -> None:
     store.update_work_settings(work_id, {STATE_KEY: state.as_dict()})
 
 
-def story_graph(store: Any, work_id: int, upto_chapter: int | None = None) -> StoryGraph:
+def story_graph(store: Store, work_id: int, upto_chapter: int | None = None) -> StoryGraph:
     """The graph snapshot the context block reads: canonical entities and the edges between names."""
     entities = store.kg_entities(work_id)
     owner = {n.name: e for e in entities for n in e.names}
@@ -126,7 +127,7 @@ def story_graph(store: Any, work_id: int, upto_chapter: int | None = None) -> St
     return graph if upto_chapter is None else graph.upto(upto_chapter)
 
 
-def chapter_messages(store: Any, work_id: int, n: int, llm: Any) -> list[dict[str, str]]:
+def chapter_messages(store: Store, work_id: int, n: int, llm: LLM) -> list[dict[str, str]]:
     """The writer's messages for chapter n: the last chapters and (for a KG story) the context block."""
     params = story_params(store, work_id)
     prior = [PriorChapter(c.index, c.title, store.get_chapter(work_id, c.index).text)
@@ -135,11 +136,11 @@ def chapter_messages(store: Any, work_id: int, n: int, llm: Any) -> list[dict[st
     return writer_messages(params, n, prior, block, llm.count_tokens, llm.context_window)
 
 
-def _next_index(store: Any, work_id: int) -> int:
+def _next_index(store: Store, work_id: int) -> int:
     return len(store.list_chapters(work_id)) + 1
 
 
-def draft_chapter(store: Any, work_id: int, llm: Any, *, decode: DecodeParams | None = None,
+def draft_chapter(store: Store, work_id: int, llm: LLM, *, decode: DecodeParams | None = None,
                   on_piece: PieceFn | None = None) -> ChapterDraft:
     """Write the next chapter without storing it (the page lets the user edit or regenerate it first)."""
     params = story_params(store, work_id)
@@ -163,15 +164,16 @@ def _drain(stream: TextStream, on_piece: PieceFn | None) -> Completion | None:
     return stream.completion
 
 
-def _graph_agent(store: Any, work_id: int, params: WriteParams, llm: Any) -> Callable[[int], object] | None:
+def _graph_agent(store: Store, work_id: int, params: WriteParams,
+                 llm: LLM | None) -> Callable[[int], object] | None:
     if not params.use_kg:
         return None
     return lambda index: update_chapter_graph(store, work_id, index, extractor=params.extractor,
                                               llm=llm if params.extractor != "offline" else None)
 
 
-def accept_chapter(store: Any, work_id: int, text: str, *, final: bool = False, title: str | None = None,
-                   source: ChapterSource = ChapterSource.GENERATED, llm: Any = None) -> Chapter:
+def accept_chapter(store: Store, work_id: int, text: str, *, final: bool = False, title: str | None = None,
+                   source: ChapterSource = ChapterSource.GENERATED, llm: LLM | None = None) -> Chapter:
     """Store a chapter (generated and perhaps edited, or written by the user), then let the grapher read it and the
     planner advance. The chapter is committed first, so a failing grapher loses nothing (`story next` retries)."""
     params = story_params(store, work_id)
@@ -198,7 +200,7 @@ def _no_writer(*_: Any) -> Any:
     raise WriteError("internal: the writer is not part of accepting a chapter")
 
 
-def next_chapter(store: Any, work_id: int, llm: Any, *, decode: DecodeParams | None = None,
+def next_chapter(store: Store, work_id: int, llm: LLM, *, decode: DecodeParams | None = None,
                  on_piece: PieceFn | None = None) -> dict[str, Any]:
     """One turn of the loop (writer, grapher, planner), resuming a turn that was cut off."""
     params = story_params(store, work_id)
@@ -225,7 +227,7 @@ def next_chapter(store: Any, work_id: int, llm: Any, *, decode: DecodeParams | N
             "decided_by": draft.decided_by if draft else "resumed", "words": len(draft.text.split()) if draft else 0}
 
 
-def write_story(store: Any, work_id: int, llm: Any, *, on_chapter: Callable[[dict[str, Any]], None] | None = None,
+def write_story(store: Store, work_id: int, llm: LLM, *, on_chapter: Callable[[dict[str, Any]], None] | None = None,
                 decode: DecodeParams | None = None) -> list[dict[str, Any]]:
     """Run the loop until the story decides it is finished (or reaches its chapter limit)."""
     results = []
@@ -238,12 +240,12 @@ def write_story(store: Any, work_id: int, llm: Any, *, on_chapter: Callable[[dic
 
 # ---- continuations (any work) ---------------------------------------------------------------------------------
 
-def fact_pool(store: Any, work_id: int, upto_chapter: int | None) -> FactPool:
+def fact_pool(store: Store, work_id: int, upto_chapter: int | None) -> FactPool:
     texts = [verbalize(f.subject, f.relation, f.object) for f in facts_for_retrieval(store, work_id, upto_chapter)]
     return FactPool([t for t in dict.fromkeys(texts) if t])
 
 
-def work_tail(store: Any, work_id: int, upto_chapter: int | None = None, words: int = CONTEXT_WORDS) -> str:
+def work_tail(store: Store, work_id: int, upto_chapter: int | None = None, words: int = CONTEXT_WORDS) -> str:
     """The last `words` words of the work up to a chapter, paragraphs kept."""
     parts: list[str] = []
     count = 0
@@ -257,7 +259,7 @@ def work_tail(store: Any, work_id: int, upto_chapter: int | None = None, words: 
     return "\n\n".join(parts)
 
 
-def continue_work(store: Any, work_id: int, params: ContinueParams, llm: Any, *, text: str | None = None,
+def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, *, text: str | None = None,
                   chapter: int | None = None, on_piece: PieceFn | None = None) -> Continuation:
     """Continue `text` (default: the end of the work up to `chapter`, default its last) with a mode from the registry,
     set up with `params` (KID with `params.kid`). The facts and the graph block are the work's up to that chapter."""
@@ -271,14 +273,17 @@ def continue_work(store: Any, work_id: int, params: ContinueParams, llm: Any, *,
     request = ContinuationRequest(source, params, llm.count_tokens, facts=lambda: fact_pool(store, work_id, upto),
                                   kg_block=lambda: kg_block(story_graph(store, work_id, upto), upto + 1))
     prepared = mode.prepare(request)
-    done = _drain(mode.generate(llm, prepared, params.decode()), on_piece)
+    stream = mode.generate(llm, prepared, params.decode())
+    if isinstance(llm, MeteredLLM):  # KID drives the model itself, past stream(): its usage is recorded here, once
+        llm.meter(stream)
+    done = _drain(stream, on_piece)
     rate = done.output_tokens / done.seconds if done and done.seconds > 0 else 0.0
     return Continuation(done.text.strip() if done else "", mode.name, prepared.facts, prepared.prompt,
                         round(time.perf_counter() - started, 3), prepared.notes, round(rate, 2),
                         done.steps if isinstance(done, KidCompletion) else [])
 
 
-def save_continuation(store: Any, work_id: int, chapter: int, kept: str, continuation: str,
+def save_continuation(store: Store, work_id: int, chapter: int, kept: str, continuation: str,
                       expected_revision: int) -> Chapter:
     """A new revision: the user's text as kept, then the continuation. The previous revision stays in the history;
     StaleRevision if the chapter changed since it was opened (nothing is saved then)."""
@@ -291,7 +296,7 @@ def save_continuation(store: Any, work_id: int, chapter: int, kept: str, continu
 
 # ---- export ------------------------------------------------------------------------------------------------------
 
-def export_story(store: Any, work_id: int, fmt: str = "md") -> tuple[bytes, str, str]:
+def export_story(store: Store, work_id: int, fmt: str = "md") -> tuple[bytes, str, str]:
     """(payload, file name, MIME type) of the whole work as Markdown ("md") or EPUB ("epub")."""
     work = store.get_work(work_id)
     chapters = [ExportChapter(c.index, c.title, store.get_chapter(work_id, c.index).text)
@@ -305,5 +310,5 @@ def export_story(store: Any, work_id: int, fmt: str = "md") -> tuple[bytes, str,
     raise WriteError(f"Unknown export format '{fmt}'; choose md or epub.")
 
 
-def chapter_texts(store: Any, work_id: int) -> Sequence[tuple[int, str, str]]:
+def chapter_texts(store: Store, work_id: int) -> Sequence[tuple[int, str, str]]:
     return [(c.index, c.title, store.get_chapter(work_id, c.index).text) for c in store.list_chapters(work_id)]

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.llm.base import LLM, local_access
 from core.nlp import clean_for_parsing
 from core.textfit import longest_prefix
 from core.summarize.linearize import fill, linearize
@@ -63,23 +64,22 @@ def messages_for(prompt: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": prompt}]
 
 
-def template_overhead(llm: Any) -> int:
+def template_overhead(llm: LLM) -> int:
     """Tokens a local model's chat template adds around one message (0 for providers that send it as it is)."""
-    formatter = getattr(llm, "format_prompt", None)
-    if not callable(formatter):
+    if not llm.abilities.prompt_text:
         return 0
     try:
-        return int(llm.count_tokens(formatter(messages_for("")))) + 1
+        return int(llm.count_tokens(local_access(llm).format_prompt(messages_for("")))) + 1
     except Exception:  # noqa: BLE001 - a provider without a usable local template adds nothing we can count
         return 0
 
 
-def context_size(llm: Any, params: SummaryParams) -> int:
-    window = int(getattr(llm, "context_window", 0) or 4096)
+def context_size(llm: LLM, params: SummaryParams) -> int:
+    window = llm.context_window or 4096
     return window if params.context_tokens is None else min(params.context_tokens, window)
 
 
-def prompt_budget(llm: Any, params: SummaryParams, reply_tokens: int | None = None) -> int:
+def prompt_budget(llm: LLM, params: SummaryParams, reply_tokens: int | None = None) -> int:
     """Tokens the prompt may use: the context minus the reply's room and the chat template's own tokens."""
     room = params.summary_tokens if reply_tokens is None else reply_tokens
     return context_size(llm, params) - room - template_overhead(llm)
@@ -96,7 +96,7 @@ def clean_summary(text: str, finish_reason: str = "stop") -> str:
 
 
 class _Summarizer:
-    def __init__(self, llm: Any, chapter: ChapterInput, params: SummaryParams, on_part: PartFn | None) -> None:
+    def __init__(self, llm: LLM, chapter: ChapterInput, params: SummaryParams, on_part: PartFn | None) -> None:
         self.llm, self.chapter, self.params = llm, chapter, params
         self.count: Callable[[str], int] = llm.count_tokens
         self.budget = prompt_budget(llm, params)
@@ -170,7 +170,7 @@ class _Summarizer:
         return longest_prefix(body, lambda b: self.fits(self.final_prompt(b, True)[0])), True, first_parts
 
 
-def summarize_chapter(llm: Any, chapter: ChapterInput, kg: ChapterKg | None, params: SummaryParams,
+def summarize_chapter(llm: LLM, chapter: ChapterInput, kg: ChapterKg | None, params: SummaryParams,
                       on_part: PartFn | None = None) -> SummaryOutcome:
     """Summarize one chapter; in "kg" mode, the best-ranked edges that still fit go before the chapter."""
     s = _Summarizer(llm, chapter, params, on_part)
@@ -193,7 +193,7 @@ def summarize_chapter(llm: Any, chapter: ChapterInput, kg: ChapterKg | None, par
                           s.calls, s.count(prompt), s.budget, reply.finish_reason, s.notes)
 
 
-def plan_prompt(llm: Any, chapter: ChapterInput, kg: ChapterKg | None, params: SummaryParams) -> SummaryOutcome:
+def plan_prompt(llm: LLM, chapter: ChapterInput, kg: ChapterKg | None, params: SummaryParams) -> SummaryOutcome:
     """What summarize_chapter would send for a chapter that fits (no LLM call): the preview of the KG lines.
     A chapter that needs hierarchical summarization is previewed with its text cut to the budget."""
     s = _Summarizer(llm, chapter, params, None)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from core.llm.base import LLM, TextStream
 from core.retrieval import rank_by_similarity
 from core.textfit import fit_end, keep_end
 from core.write.params import ContinueParams, DecodeParams
@@ -73,7 +74,7 @@ class ContinuationMode:
         """This mode set up with one call's own settings (KID reads `params.kid`); most modes have none."""
         return self
 
-    def generate(self, llm: Any, prepared: PreparedPrompt, decode: DecodeParams) -> Any:
+    def generate(self, llm: LLM, prepared: PreparedPrompt, decode: DecodeParams) -> TextStream:
         """A TextStream of the continuation. The default asks the model through its chat interface."""
         return llm.stream(continue_messages(prepared.prompt), decode.options())
 

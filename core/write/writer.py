@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.llm.base import LLM
 from core.textfit import fit_end, keep_end
 from core.write.params import WriteParams
 from core.write.premises import ARCS
@@ -88,7 +89,7 @@ def clean_chapter(text: str) -> str:
     return _HEADING.sub("", text, count=1).strip()
 
 
-def ask_final(llm: Any, params: WriteParams, chapter_text: str) -> bool | None:
+def ask_final(llm: LLM, params: WriteParams, chapter_text: str) -> bool | None:
     """The structured follow-up: FINAL or CONTINUE in one word; None when the reply says neither."""
     end = keep_end(chapter_text, lambda s: len(s.split()) <= 300)
     reply = llm.complete([{"role": "user", "content": FINAL_FOLLOWUP.format(arc=params.arc, chapter_end=end)}],
@@ -101,7 +102,7 @@ def ask_final(llm: Any, params: WriteParams, chapter_text: str) -> bool | None:
     return None
 
 
-def finish_draft(llm: Any, params: WriteParams, n: int, raw: str, prompt: str) -> ChapterDraft:
+def finish_draft(llm: LLM, params: WriteParams, n: int, raw: str, prompt: str) -> ChapterDraft:
     """Turn the writer's raw reply into a draft with its final-chapter decision."""
     text, marked = split_marker(raw)
     if n >= params.max_chapters:

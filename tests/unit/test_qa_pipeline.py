@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.llm import FakeLLM
+from core.llm import Abilities, FakeLLM
 from core.narco import QuestionEdge
 from core.qa import (Corpus, FactRecord, LLMVerbalizer, Passage, QAParams, clean_answer, plan_prompt,
                      template_verbalize)
@@ -159,7 +159,7 @@ def test_accept_verbalization(fact: tuple[str, str, str], reply: str, accepted: 
 class BaseModel(FakeLLM):
     """A fake of a local base model: no chat template, raw continuation through generate_text."""
 
-    has_chat_template = False
+    abilities = Abilities(raw_text=True, prompt_text=True, chat_template=False)
     raw: list[str]
 
     def generate_text(self, prompt: str, **options):  # noqa: ANN003, ANN201

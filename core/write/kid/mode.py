@@ -13,7 +13,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.llm.base import Completion, Stopwatch, TextStream
+from core.llm.base import LLM, Completion, Stopwatch, TextStream, local_access
 from core.textfit import fit_end
 from core.write.kid.params import KidParams, Step, boosted_records
 from core.write.kid.memory import EntityMemory, entities_in
@@ -81,27 +81,28 @@ class KidMode(ContinuationMode):
         return replace(self.params, max_tokens=decode.max_tokens,
                        seed=self.params.seed if self.params.seed is not None else decode.seed)
 
-    def steps(self, llm: Any, prepared: PreparedPrompt, params: KidParams) -> Generator[Step, None, None]:
+    def steps(self, llm: LLM, prepared: PreparedPrompt, params: KidParams) -> Generator[Step, None, None]:
         """The KID loop on `llm`'s model for this prompt: trie from the prepared facts, memory from the prompt."""
-        if not hasattr(llm, "model") or not hasattr(llm, "tokenizer"):
+        if not llm.abilities.logits:
             raise ValueError("KID needs a local model with logits access (e.g. local:smollm2).")
+        model = local_access(llm)
         trie = KnowledgeTrie.build(triple_from_text(f["text"]) for f in prepared.facts)
         memory = EntityMemory(params.hops)
         memory.extend(entities_in(prepared.prompt, trie))
-        tok = llm.tokenizer
-        eos = llm.model.generation_config.eos_token_id
+        tok = model.tokenizer
+        eos = model.model.generation_config.eos_token_id
         stop = eos if isinstance(eos, list) else [eos] if eos is not None else []
         ids = list(tok(prepared.prompt, add_special_tokens=True)["input_ids"])
         from core.write.kid.decode import kid_decode  # torch is imported only when KID runs
-        yield from kid_decode(llm.model, tok, ids, params, trie, memory, stop_ids=stop)
+        yield from kid_decode(model.model, tok, ids, params, trie, memory, stop_ids=stop)
 
-    def run(self, llm: Any, prepared: PreparedPrompt, decode: DecodeParams | None = None) -> KidRun:
+    def run(self, llm: LLM, prepared: PreparedPrompt, decode: DecodeParams | None = None) -> KidRun:
         watch = Stopwatch()
         steps = list(self.steps(llm, prepared, self.params_for(decode)))
         text = "".join(s.piece for s in steps)
         return KidRun(text, boosted_records(steps), steps, watch.elapsed())
 
-    def generate(self, llm: Any, prepared: PreparedPrompt, decode: DecodeParams) -> TextStream:
+    def generate(self, llm: LLM, prepared: PreparedPrompt, decode: DecodeParams) -> TextStream:
         params = self.params_for(decode)
 
         def pieces() -> Generator[str, None, Completion]:
@@ -113,6 +114,6 @@ class KidMode(ContinuationMode):
                     yield step.piece
             text = "".join(s.piece for s in steps)
             return KidCompletion(text, 0, len(steps), watch.elapsed(), "length" if len(steps) >= params.max_tokens
-                                 else "stop", getattr(llm, "name", ""), boosted_records(steps), steps)
+                                 else "stop", llm.name, boosted_records(steps), steps)
 
-        return TextStream(pieces(), getattr(llm, "name", "kid"))
+        return TextStream(pieces(), llm.name)
