@@ -1,5 +1,5 @@
-"""The Write page's KID mode with the real local model: its parameters, a streamed run and the escaped overlay that
-highlights the tokens KID raised (the fact in the title)."""
+"""The Write page's KID mode with the real local model: its parameters, a streamed run, the escaped overlay that
+highlights the tokens KID raised (the fact in the title), and the run's one usage record."""
 from __future__ import annotations
 
 import pytest
@@ -34,4 +34,6 @@ def test_kid_mode_on_the_write_page(app_db: str, monkeypatch: pytest.MonkeyPatch
     assert not at.exception, at.exception
     html = "".join(e.proto.body for e in at.get("html"))
     assert 'class="kid-overlay"' in html and "<script" not in html
+    usage = store.llm_usage(work_id=work.id)   # KID drives the model itself, past stream(): metered once all the same
+    assert usage["calls"] == 1 and usage["output_tokens"] == 16
     store.engine.dispose()

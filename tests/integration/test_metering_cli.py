@@ -1,0 +1,105 @@
+"""One model call, one usage record, for every command that calls a model with a library to record into: story next
+(the writer, then the grapher on the chapter it wrote), continue, ask, narco build, kg build and kg update with the
+LLM extractor, summarize. Every model the commands build comes from one counting provider. (`llm ping` and
+`kgscore` work outside any library: they record nothing, by design.)"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+import cli
+import cli_commands
+from core.domain import NewChapter, WorkKind
+from core.ingest import chunk_text
+from core.llm import FakeLLM, register_provider, unregister_provider
+from storage.models import LlmCallRow
+
+CHAPTER = "Elena Voss found the dragon egg in her field.\n\nShe carried it home to Millbrook."
+BOOK = ["Marley was dead, to begin with. Scrooge signed the register of his burial.\n\n"
+        "Scrooge never painted out old Marley's name above the warehouse door.",
+        "The ghost of Marley came through the heavy door and looked at Scrooge."]
+
+
+def _reply(messages, options) -> str:  # noqa: ANN001 - the FakeLLM reply function
+    system, user = messages[0].content, messages[-1].content
+    if "KNOWLEDGE-GRAPH AGENT" in system:
+        return json.dumps({"nodes": [{"id": "Elena_Voss", "label": "Elena Voss", "type": "character"}], "edges": []})
+    if "Continue this text" in user:
+        return "The egg cracked at midnight."
+    return CHAPTER + "\nSTORY STATUS: CONTINUE"
+
+
+@pytest.fixture
+def counted(store, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:  # noqa: ANN001
+    monkeypatch.setattr(cli_commands, "_store", store)
+    built: list[FakeLLM] = []
+
+    def factory(model: str, **kw) -> FakeLLM:  # noqa: ANN003
+        built.append(FakeLLM(_reply, model=model, context_window=8192))
+        return built[-1]
+    register_provider("metered", factory)
+    yield built
+    unregister_provider("metered")
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    status = cli.main([*args, "--json"])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    return json.loads(out.out) if out.out.strip() else {}
+
+
+def _roles(store) -> list[str]:  # noqa: ANN001
+    with store.session() as s:
+        return list(s.scalars(select(LlmCallRow.role).order_by(LlmCallRow.id)))
+
+
+def _assert_once(store, built: list[FakeLLM]) -> list[str]:  # noqa: ANN001
+    roles = _roles(store)
+    calls = sum(len(llm.calls) for llm in built)
+    assert calls > 0 and len(roles) == calls, (roles, [c.prompt[:60] for llm in built for c in llm.calls])
+    return roles
+
+
+def _book(store) -> str:  # noqa: ANN001
+    chapters = [NewChapter(f"Chapter {i}", t, chunk_text(t, 25)) for i, t in enumerate(BOOK, start=1)]
+    return str(store.create_work("Carol", None, WorkKind.BOOK, {}, chapters).id)
+
+
+def test_story_next_with_the_grapher_and_a_continuation(store, counted: list[FakeLLM],  # noqa: ANN001
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    work = str(_run(capsys, "story", "new", "--premise", "5", "--arc", "Icarus", "--chapters", "3",
+                    "--llm", "metered:writer")["work_id"])
+    _run(capsys, "story", "next", work)
+    grapher = [c for llm in counted for c in llm.calls if "KNOWLEDGE-GRAPH AGENT" in c.prompt]
+    assert len(grapher) == 1
+    assert _assert_once(store, counted) == ["writing", "extraction"]  # the grapher's call: one record, as extraction
+    _run(capsys, "continue", work, "--mode", "kg-block")
+    assert _assert_once(store, counted) == ["writing", "extraction", "writing"]
+
+
+def test_ask_and_narco_build(store, counted: list[FakeLLM], capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    work = _book(store)
+    _run(capsys, "ask", work, "Who was dead?", "--mode", "traditional", "--llm", "metered:qa")
+    assert _assert_once(store, counted) == ["answering"]
+    _run(capsys, "narco", "build", work, "--llm", "metered:narco")
+    roles = _assert_once(store, counted)
+    assert roles[0] == "answering" and set(roles[1:]) == {"extraction"}
+
+
+def test_kg_build_and_update_with_the_llm_extractor(store, counted: list[FakeLLM],  # noqa: ANN001
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    work = _book(store)
+    _run(capsys, "kg", "build", work, "--extractor", "llm", "--llm", "metered:kg")
+    built = len(_assert_once(store, counted))
+    assert built >= len(BOOK)
+    _run(capsys, "kg", "update", work, "2", "--extractor", "llm", "--llm", "metered:kg")
+    assert len(_assert_once(store, counted)) > built
+
+
+def test_summarize(store, counted: list[FakeLLM], capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    work = _book(store)
+    _run(capsys, "summarize", work, "--all", "--no-kg", "--llm", "metered:sum")
+    assert set(_assert_once(store, counted)) == {"summarizing"}
