@@ -16,10 +16,14 @@ from core.store import NotFound
 from pages._shared import plain
 
 POLL_S = 2.0
-RUNNING = {"kg_build": "Building the graph", "narco": "Connecting passages", "summaries": "Writing summaries"}
+RUNNING = {"kg_build": "Building the graph", "narco": "Connecting passages", "summaries": "Writing summaries",
+           "story_chapter": "Writing the next chapter", "story_accept": "Storing the chapter"}
+STREAMED = {"story_chapter"}
 FAILED = {"kg_build": "The build stopped; finished chapters are saved and it can resume",
           "narco": "Stopped; finished passages are saved and the build resumes",
-          "summaries": "Stopped; finished summaries are saved and the next run resumes"}
+          "summaries": "Stopped; finished summaries are saved and the next run resumes",
+          "story_chapter": "The chapter stopped midway; the text so far is kept as a draft",
+          "story_accept": "The chapter could not be stored"}
 
 
 def start_job(store: Any, work_id: int, kind: str, params: dict[str, Any]) -> None:
@@ -71,7 +75,11 @@ def _render(store: Any, work_id: int, view: background.TaskView, kinds: tuple[st
     running = RUNNING.get(task.kind, view.label)
     if view.busy:
         with st.status(f"{running}… {_progress_text(view)}", expanded=True, state="running"):
-            st.progress(min(task.done / task.total, 1.0) if task.total else 0.0, text=plain(task.message) or None)
+            streamed = task.kind in STREAMED  # the message is the text so far (a chapter being written)
+            st.progress(min(task.done / task.total, 1.0) if task.total else 0.0,
+                        text=None if streamed else plain(task.message) or None)
+            if streamed and task.message:
+                st.markdown(plain(task.message))
             if task.kind not in kinds:
                 st.caption(f"{view.label} is running on this work; other jobs on it can start when it ends.")
             if view.state == "stopping":

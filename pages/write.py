@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.domain import ChapterSource
 from core.llm import LLMError
 from core.services import llm_service, write_service as ws
 from core.store import StaleRevision
 from core.write import ARCS, PREMISES, ContinueParams, DecodeParams, WriteParams, mode_names
 from core.write.kid import VARIANTS, KidParams
+from core.services.background_jobs import saved_draft
+from pages._jobs import job_panel, start_job
 from pages._shared import get_store, plain, select_work, work_picker
 
 store = get_store()
@@ -87,42 +88,33 @@ if story:
     elif st.button("Start the no-KG twin", key="write_twin", help="Same premise and arc, written without graph"):
         ws.create_twin(store, work_id)
         st.rerun()
+    busy = job_panel(store, work_id, ("story_chapter", "story_accept")).busy  # written in the background
     gen, regen = st.columns(2)
-    go = gen.button("Generate next chapter", type="primary", key="write_next", disabled=state.finished)
-    go = regen.button("Regenerate", key="write_regen", disabled="write_draft" not in st.session_state) or go
+    go = gen.button("Generate next chapter", type="primary", key="write_next", disabled=state.finished or busy)
+    go = regen.button("Regenerate", key="write_regen", disabled="write_draft" not in st.session_state or busy) or go
     if go:
-        draft = streamed(lambda cb: ws.draft_chapter(store, work_id, writer(), decode=decode, on_piece=cb),
-                         "write_partial")
-        if draft:
-            st.session_state.update(write_draft=draft.text, write_final=draft.final, write_text=draft.text)
-    if st.session_state.get("write_partial") and "write_draft" not in st.session_state:  # stopped or failed
-        st.session_state.update(write_draft=st.session_state["write_partial"], write_final=False,
-                                write_text=st.session_state["write_partial"])
+        start_job(store, work_id, "story_chapter", {"temperature": decode.temperature, "max_tokens": decode.max_tokens})
+    kept = saved_draft(store, work_id)  # the draft lives in the work until accepted: a reload or a tab keeps it
+    if kept and st.session_state.get("write_draft_id") != kept["id"]:  # a new draft: into the editor
+        st.session_state.update(write_draft=kept["text"], write_final=kept["final"], write_text=kept["text"],
+                                write_draft_id=kept["id"])
+    elif kept is None and st.session_state.pop("write_draft_id", None):  # accepted (here or in another tab)
+        for k in ("write_draft", "write_text"):
+            st.session_state.pop(k, None)
+    if kept and kept["stopped"]:
         st.info("Stopped: the partial chapter is kept as a draft.")
     if "write_draft" in st.session_state:
         st.text_area("Draft (edit before accepting)", key="write_text", height=300)
         final = st.checkbox("This is the final chapter", key="write_final")
-        if st.button("Accept chapter", key="write_accept"):
-            try:
-                with st.spinner("Storing the chapter; the grapher is reading it…"):
-                    ws.accept_chapter(store, work_id, st.session_state["write_text"], final=final, llm=writer())
-                for k in ("write_draft", "write_partial", "write_text"):
-                    st.session_state.pop(k, None)
-                st.rerun()
-            except (ValueError, LLMError) as exc:
-                st.error(plain(str(exc)))
+        if st.button("Accept chapter", key="write_accept", disabled=busy):
+            start_job(store, work_id, "story_accept", {"text": st.session_state["write_text"], "final": final})
     with st.expander("Write a chapter yourself"):
         own_title = st.text_input("Title", key="own_title")
         own_text = st.text_area("Chapter", key="own_text", height=200)
         own_final = st.checkbox("Final chapter", key="own_final")
-        if st.button("Save my chapter", key="own_save", disabled=state.finished):
-            try:
-                with st.spinner("Storing the chapter; the grapher is reading it…"):
-                    ws.accept_chapter(store, work_id, own_text, final=own_final, title=own_title or None,
-                                      source=ChapterSource.WRITTEN, llm=writer())
-                st.success("Saved; the grapher has read it.")
-            except (ValueError, LLMError) as exc:
-                st.error(plain(str(exc)))
+        if st.button("Save my chapter", key="own_save", disabled=state.finished or busy):
+            start_job(store, work_id, "story_accept", {"text": own_text, "final": own_final,
+                                                       "title": own_title or None, "source": "written"})
 
 chapters = store.list_chapters(work_id)
 if chapters:

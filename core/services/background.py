@@ -55,6 +55,11 @@ class Controls:
         if self.relay is not None:
             self.relay(done, total, message)
 
+    def show(self, done: int, total: int, text: str) -> None:
+        """Progress with a long message (a draft as it grows), which on_progress would cut."""
+        if self.store.beat_task(self.work_id, self.owner, done=done, total=total, message=text):
+            self.stopping.set()
+
     def should_stop(self) -> bool:
         """Asked by the job runner between units: a Stop pressed in any tab, or the task taken from this worker."""
         if not self.stopping.is_set() and self.store.beat_task(self.work_id, self.owner):

@@ -64,3 +64,80 @@ def write_summaries(store: Any, work_id: int, params: dict[str, Any], controls: 
     return "\n".join([f"{report.summarized} written, {report.skipped} already up to date · spent "
                       f"{tally['input_tokens']:,} + {tally['output_tokens']:,} tokens ({tally['label']})",
                       *report.notes])
+
+
+DRAFT_KEY = "draft"   # work setting: the last chapter draft the writer made, kept until accepted or regenerated
+DRAFT_SAVE_S = 1.0    # the growing draft goes to the task row (so any tab shows it) at most this often
+
+
+class _DraftStopped(Exception):
+    """Stop was asked while the chapter streamed: the text so far is kept as the draft."""
+
+
+def saved_draft(store: Any, work_id: int) -> dict[str, Any] | None:
+    """The story's kept draft: {"id", "text", "final", "stopped"}; None when there is none."""
+    draft = store.get_work(work_id).settings.get(DRAFT_KEY)
+    return draft if isinstance(draft, dict) and draft.get("text") else None
+
+
+@job_kind("story_chapter", "Next chapter", "words")
+def draft_story_chapter(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+    """params: temperature, max_tokens. Streams the story's next chapter into the task row, then keeps it as the
+    work's draft (a stop or a dropped connection keeps the text so far; the error is still the job's outcome)."""
+    import time
+    import uuid
+
+    from core.llm import LLMError
+    from core.services import llm_service
+    from core.services import write_service as ws
+    from core.write import DecodeParams
+    work = store.get_work(work_id)
+    llm = llm_service.build_llm(store, "writing", work.settings.get("llm"), work_id=work_id)
+    decode = DecodeParams(temperature=float(params.get("temperature", 0.8)),
+                          max_tokens=int(params.get("max_tokens", 1700)))
+    target = ws.story_params(store, work_id).max_words
+    pieces: list[str] = []
+    saved_at = 0.0
+
+    def on_piece(piece: str) -> None:
+        nonlocal saved_at
+        pieces.append(piece)
+        if time.monotonic() - saved_at >= DRAFT_SAVE_S:
+            saved_at = time.monotonic()
+            text = "".join(pieces)
+            controls.show(len(text.split()), target, text)
+            if controls.should_stop():
+                raise _DraftStopped
+
+    def keep(text: str, final: bool, stopped: bool) -> None:
+        store.update_work_settings(work_id, {DRAFT_KEY: {"id": uuid.uuid4().hex, "text": text, "final": final,
+                                                        "stopped": stopped}})
+    try:
+        draft = ws.draft_chapter(store, work_id, llm, decode=decode, on_piece=on_piece)
+    except _DraftStopped:
+        keep("".join(pieces), False, True)
+        return "Stopped: the partial chapter is kept as a draft."
+    except LLMError:
+        if pieces:
+            keep("".join(pieces), False, True)
+        raise
+    keep(draft.text, draft.final, False)
+    return f"A draft of {len(draft.text.split()):,} words is ready: edit it below, then accept it."
+
+
+@job_kind("story_accept", "Storing the chapter", "steps")
+def store_story_chapter(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+    """params: text, final, title, source ("generated": the kept draft, dropped once stored; "written")."""
+    from core.domain import ChapterSource
+    from core.services import llm_service
+    from core.services import write_service as ws
+    work = store.get_work(work_id)
+    llm = llm_service.build_llm(store, "writing", work.settings.get("llm"), work_id=work_id)
+    source = ChapterSource(params.get("source", ChapterSource.GENERATED.value))
+    controls.on_progress(0, 1, "Storing the chapter; the grapher is reading it…")
+    chapter = ws.accept_chapter(store, work_id, str(params.get("text", "")), final=bool(params.get("final", False)),
+                                title=params.get("title"), source=source, llm=llm)
+    if source is ChapterSource.GENERATED:
+        store.update_work_settings(work_id, {DRAFT_KEY: None})
+    controls.on_progress(1, 1, f"Chapter {chapter.index} stored")
+    return f"Chapter {chapter.index} is stored; the grapher has read it."

@@ -96,3 +96,57 @@ def test_a_narco_build_from_ask_runs_in_the_background(narco_llm: None) -> None:
     assert any("questions kept of" in label for label in _labels(at)), _labels(at)
     task = _store().get_task(work_id)
     assert task.kind == "narco" and task.status.value == "done" and task.params["llm_name"] == "jobtest:x"
+
+
+class Slow(FakeLLM):
+    """Streams its reply a word every 0.1 s, so a Stop can land midway."""
+
+    def stream(self, messages, options=None, **overrides):  # noqa: ANN001, ANN003, ANN201
+        import time
+
+        from core.llm.base import TextStream
+        inner = super().stream(messages, options, **overrides)
+
+        def pieces():  # noqa: ANN202
+            for piece in inner:
+                time.sleep(0.1)
+                yield piece
+        return TextStream(pieces(), self.name)
+
+
+def test_a_chapter_is_written_in_the_background_and_stop_keeps_the_text_so_far(app_db: str) -> None:
+    """The Write page's next chapter streams into the job's row; Stop ends it with the text so far kept as the draft,
+    which a new session (a reload, another tab) opens in the editor; Accept stores it and drops the draft."""
+    from core.services import background
+    from core.services.write_service import start_story
+    from core.write import WriteParams
+    words = " ".join(f"word{n}" for n in range(200))
+    register_provider("slowfake", lambda model, **kw: Slow(lambda messages, options: words, model=model))
+    try:
+        store = _store()
+        work_id = start_story(store, "Slow", WriteParams("A premise", "Cinderella", use_kg=False,
+                                                         llm="slowfake:x")).id
+        at = _open("write.py", work_id)
+        at.button(key="write_next").click().run()
+        assert not at.exception, at.exception
+        deadline = 0
+        while not (store.get_task(work_id).message or "").startswith("word0 word1"):
+            deadline += 1
+            assert deadline < 300, "the draft never reached the task row"
+            background.worker().wait(work_id, 0.1)
+        at.run()
+        assert any(label.startswith("Writing the next chapter…") for label in _labels(at)), _labels(at)
+        at.button(key=f"job_stop_{work_id}").click().run()
+        finish_jobs(at)
+        kept = store.get_work(work_id).settings["draft"]
+        assert kept["stopped"] and kept["text"].startswith("word0 word1") and len(kept["text"]) < len(words)
+        again = _open("write.py", work_id)                                # a new session finds the draft
+        assert again.text_area(key="write_text").value == kept["text"]
+        assert any("partial chapter is kept as a draft" in i.value for i in again.info)
+        finish_jobs(again.button(key="write_accept").click().run())
+        assert not again.exception, again.exception
+        assert store.get_chapter(work_id, 1).text == kept["text"].strip()
+        assert store.get_work(work_id).settings.get("draft") is None              # accepted: no draft left
+        assert "write_draft" not in again.session_state
+    finally:
+        unregister_provider("slowfake")

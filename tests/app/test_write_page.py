@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.llm import FakeLLM, LLMError, register_provider, unregister_provider
 from core.llm.base import TextStream
-from tests.app.conftest import page
+from tests.app.conftest import finish_jobs, page
 
 CHAPTER_ONE = "Elena Voss found the dragon egg in her field.\n\nShe carried it home to Millbrook."
 
@@ -58,12 +58,12 @@ def test_start_generate_edit_accept_continue_and_download(writing: list[FakeLLM]
     assert work.title == "The Egg" and work.settings["arc"] == "Icarus" and work.settings["max_chapters"] == 3
     assert work.settings["llm"] == "apptest:writer" and work.settings["use_kg"] is True
 
-    at.button(key="write_next").click().run()
+    finish_jobs(at.button(key="write_next").click().run())  # written in the background
     assert not at.exception, at.exception
     assert at.text_area(key="write_text").value == CHAPTER_ONE  # the marker line is gone from the draft
     assert not store.list_chapters(work.id)                      # a draft is not stored until accepted
     at.text_area(key="write_text").input(CHAPTER_ONE + "\n\nMy own last line.")
-    at.button(key="write_accept").click().run()
+    finish_jobs(at.button(key="write_accept").click().run())  # written in the background
     assert not at.exception, at.exception
     (chapter,) = store.list_chapters(work.id)
     assert store.get_chapter(work.id, 1).text.endswith("My own last line.")  # the user's edit is what is stored
@@ -102,7 +102,7 @@ def test_write_own_chapter_is_stored_as_written(writing: list[FakeLLM]) -> None:
     at.session_state["work_id"] = work.id
     at.run()
     at.text_area(key="own_text").input("The keeper's lamp went dark.\n\nNobody in town slept.")
-    at.button(key="own_save").click().run()
+    finish_jobs(at.button(key="own_save").click().run())  # written in the background
     assert not at.exception, at.exception
     (chapter,) = store.list_chapters(work.id)
     assert chapter.source.value == "written" and store.get_chapter(work.id, 1).text.startswith("The keeper's lamp")
@@ -165,7 +165,7 @@ def test_a_story_started_after_a_book_gets_its_chapter_length(writing: list[Fake
     at.text_input(key="new_title").input("The Egg")
     at.button(key="new_start").click().run()
     assert not at.exception, at.exception
-    at.button(key="write_next").click().run()
+    finish_jobs(at.button(key="write_next").click().run())  # written in the background
     assert not at.exception, at.exception
     options = next(c.options for c in writing[-1].calls if c.streamed)
     assert options.max_tokens == int(1200 * 1.4) + 20  # the story's 800-1,200 words, not the book's 150 tokens
