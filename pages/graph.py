@@ -34,6 +34,13 @@ if not status.built:
 
 data = graph_data(work_id, kg_views.graph_version(store, work_id))
 last = max(data.chapters, 1)
+# The slider follows the graph's last chapter as a build adds chapters (or another work is opened) unless the user
+# moved it back: it sat at chapter 1 after a build whose first chapters were drawn while it ran.
+ended = st.session_state.get("kg_slider_end")  # (work, last chapter) when the slider was last put at the end
+if ended != (work_id, last):
+    if ended is None or ended[0] != work_id or int(st.session_state.get("kg_as_of", last)) >= ended[1]:
+        st.session_state["kg_as_of"] = last
+    st.session_state["kg_slider_end"] = (work_id, last)
 if st.session_state.pop("kg_step", False) and st.session_state.get("kg_play"):  # Play's next frame: move the
     st.session_state["kg_as_of"] = min(int(st.session_state.get("kg_as_of", 1)) + 1, last)  # slider before it exists
 if st.session_state.get("kg_play") and int(st.session_state.get("kg_as_of", last)) >= last:
