@@ -8,6 +8,8 @@ A fact [head, relation, tail] is dropped when
   5. no verb anywhere in the fact                      ([breakfast, lunch, dinner])
 
 Each phrase is a sequence of (word, universal POS) pairs, so the rules are testable without a parser.
+
+Paper: ../shared/seeds/andrus2022_dynamic_document_kg.txt (the five filter rules).
 """
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ edges `subject(s); predicate; [object(s)]`. Each alias line is names-graph evide
 subjects and objects; an edge without an object is a description of its subject (a self-loop). Replies are parsed
 leniently (numbering, bullets, quotes, missing headers); a line that cannot be read is skipped and counted in
 `stats["malformed_lines"]`, never fatal.
+
+Paper: ../shared/seeds/long_story_summaries_kgscore.txt (Appendix E, the extraction prompt).
 """
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ proud"). Conjoined subjects and objects give one triple each; an open clausal co
 ("Jane | wanted to see | Bingley"); a conjoined verb without its own subject borrows its head's; the relative pronoun of
 a relative clause is replaced by the noun it modifies. Phrases are kept short (determiners, adjectives, compounds and
 possessives before the head noun), the way Open IE's minimal clauses are.
+
+Paper: ../shared/seeds/andrus2022_dynamic_document_kg.txt (Open IE triples per sentence).
 """
 from __future__ import annotations
 

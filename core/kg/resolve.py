@@ -11,6 +11,8 @@ A merge is refused when (KGScore) the two nodes share an edge, or both have more
 excluded, counted up to the previous chapter); and (Fabula) when the two would carry different honorifics ("Mr.
 Bennet" and "Mrs. Bennet"), two different full names, or names a user has split apart. A user's merges bypass every
 guard but their own later splits.
+
+Paper: ../shared/seeds/long_story_summaries_kgscore.txt (the names graph, node merging and its two guards).
 """
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ by the named entities the edges must use (the paper gives the model the referenc
 entities for both summaries, so that their edges can match). An edge is `subject(s); [None] or object(s); predicate`;
 several subjects or objects expand into one edge each; `[None]` makes a self-loop (object = subject). Edges naming
 anything that is not one of the given entities are dropped (counted in `stats`), as are unreadable lines.
+
+Paper: ../shared/seeds/long_story_summaries_kgscore.txt (Appendix F, the summary-edge prompt).
 """
 from __future__ import annotations
 

@@ -13,6 +13,9 @@ spaCy model and no LLM, three plain rules stand in (the same for both summaries)
 - pronouns (optional, off by default, see OfflineEdgeExtractor): the book graph's resolver (core.kg.coref), or the
   older rule (a "he"/"she" subject continues the last sentence that had an entity subject);
 - interactions (optional): two entities named in one sentence that no verb triple joins get an "appears with" edge.
+
+Papers: ../shared/seeds/long_story_summaries_kgscore.txt (section 3.5), with the Open IE triples and filters of
+../shared/seeds/andrus2022_dynamic_document_kg.txt.
 """
 from __future__ import annotations
 

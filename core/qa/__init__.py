@@ -6,6 +6,9 @@
     answer, raw = generate_answer(llm, plan.prompt)
 
 Modes, params and prompts: params.py and prompts.py; budget fitting: budget.py; the pipeline: pipeline.py.
+
+Papers: ../shared/seeds/andrus2022_dynamic_document_kg.txt (Algorithm 1: the prompt within a token budget) and
+../shared/seeds/narco_retrospective_questions.txt (the narco mode).
 """
 from core.qa.answer import clean_answer, generate_answer, score_options, template_overhead
 from core.qa.corpus import Corpus, CorpusView, FactRecord, Passage, corpus_from_text

@@ -4,6 +4,8 @@ Andrus et al. rank knowledge-graph facts for a question by the Levenshtein dista
 ("head relation tail") and the question, smallest first, and keep the top 3. Both strings are lower-cased first:
 the paper compares content, and "Darcy" vs "darcy" should not cost an edit. Ties go to the later item (closer to the
 reader's position), which makes the ranking deterministic.
+
+Paper: ../shared/seeds/andrus2022_dynamic_document_kg.txt (Levenshtein and SBERT fact retrieval, top 3).
 """
 from __future__ import annotations
 

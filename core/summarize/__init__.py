@@ -7,6 +7,8 @@
 Modules: params (SummaryParams, Table 3 keywords), retrieval (E_k, eqs. 2-4), linearize (grouping, formats, budget
 filling), prompts, pipeline (budget, hierarchical summarization), store (SummaryStore, versions, the current one).
 Use cases (jobs, storage, export) live in core.services.summary_service.
+
+Paper: ../shared/seeds/long_story_summaries_kgscore.txt (retrieval for chapter k, Table 3's keywords, linearization).
 """
 from core.summarize.linearize import arrange, fill, linearize, linearize_lines, linearize_tokens
 from core.summarize.params import KEYWORDS, MODE_LABELS, MODES, SummaryParams
