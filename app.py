@@ -17,7 +17,7 @@ from pages._shared import get_store  # noqa: E402
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 
-# (file, title, icon, url path). Pages of features not built yet are simply absent from the folder.
+# (file, title, icon, url path), in menu order.
 PAGES = [
     ("home.py", "Home", ":material/home:", "home"),
     ("library.py", "Library", ":material/library_books:", "library"),
@@ -47,7 +47,7 @@ def _warm_up_once() -> bool:
 # A local icon: a Material icon as favicon is fetched from fonts.gstatic.com, which an offline install cannot reach.
 st.set_page_config(page_title="Fabula", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
 pages = [st.Page(PAGES_DIR / f, title=t, icon=i, url_path=u, default=(u == "home"))
-         for f, t, i, u in PAGES if (PAGES_DIR / f).exists()]
+         for f, t, i, u in PAGES]
 # The menu is drawn first, before anything slow. It is a list of page links rather than Streamlit's own menu: with a
 # pages/ folder beside app.py, a fresh server's first run lists every file in it by its raw name ("app", "shared",
 # ...) until st.navigation runs; .streamlit/config.toml hides that menu (client.showSidebarNavigation = false).

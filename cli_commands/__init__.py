@@ -63,17 +63,9 @@ def render_text(result: Any) -> str:
 
 
 def _groups() -> list[Callable[[argparse._SubParsersAction], None]]:
-    from cli_commands import library
-    groups = [library.register]
-    for name in ("llm", "kg", "qa", "summaries", "write", "retention"):
-        try:
-            module = __import__(f"cli_commands.{name}", fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != f"cli_commands.{name}":
-                raise
-            continue
-        groups.append(module.register)
-    return groups
+    """Every group's register(), in help order (imported here: the groups import the helpers above)."""
+    from cli_commands import kg, library, llm, qa, retention, summaries, write
+    return [group.register for group in (library, llm, kg, qa, summaries, write, retention)]
 
 
 GROUPS = _groups()

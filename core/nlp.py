@@ -88,20 +88,6 @@ def clean_for_parsing(text: str) -> str:
     return "\n\n".join(p for p in paragraphs if p)
 
 
-def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    """Consecutive lists of at most `size` items (the last may be shorter)."""
-    if size < 1:
-        raise ValueError("batch size must be at least 1")
-    batch: list[T] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def pipe(texts: Iterable[str], *, nlp: Language | None = None, disable: Sequence[str] = (),
          batch_size: int = DEFAULT_BATCH_SIZE, n_process: int = 1) -> Iterator[Doc]:
     """Docs for `texts`, in order, through spaCy's batched `nlp.pipe` with `disable`d components skipped."""

@@ -134,14 +134,3 @@ def surname(name: str) -> str | None:
         if w.lower() in PARTICLES and i < len(words) - 1:
             return " ".join(words[i:])
     return words[-1]
-
-
-def core_key(name: str) -> tuple[str, ...]:
-    """The name without its honorific, lower-cased: equal core keys with different honorifics are relatives."""
-    return tuple(w.lower() for w in parse_name(name).core)
-
-
-def first_name(name: str) -> str | None:
-    """The given name of a full name ("Elizabeth" of "Miss Elizabeth Bennet"); None for one-word cores."""
-    core = parse_name(name).core
-    return core[0] if len(core) >= 2 else None

@@ -194,14 +194,3 @@ def build_graph_resolver(entities: Iterable[tuple[str, str, Iterable[str]]], fal
             return None
         return mapping[key] if key in mapping else fallback(surface)
     return resolve
-
-
-def chain_resolvers(*resolvers: AliasResolver) -> AliasResolver:
-    """The first non-None answer: e.g. the alias graph first, the default heuristic for names it does not know."""
-    def resolve(surface: str) -> str | None:
-        for r in resolvers:
-            name = r(surface)
-            if name:
-                return name
-        return None
-    return resolve

@@ -221,11 +221,6 @@ def test_connection(llm_name: str, settings: Settings | None = None) -> dict[str
     return ping(get_llm(check_llm_name(llm_name), settings=settings))
 
 
-def key_sources() -> dict[str, str]:
-    """{"openai": "environment" | "secrets.toml" | "not set", "anthropic": ...}; never the keys."""
-    return {p: key_source(p) for p in KEYED_PROVIDERS}
-
-
 def endpoints(settings: Settings | None = None) -> list[dict[str, str]]:
     """Base URL, where it came from, and the key source, per keyed provider (for display)."""
     rows = []

@@ -274,15 +274,6 @@ def summarize(store: Store, work_id: int, *, chapters: Sequence[int] | None = No
                          llm_service.usage_tally(store, name, job_id=run.id), notes)
 
 
-def summarize_one(store: Store, work_id: int, chapter: int, mode: str = "kg", params: SummaryParams | None = None,
-                  **kwargs: Any) -> StoredSummary:
-    """One chapter in one mode, always generated anew (a new version); returns the version shown afterwards."""
-    summarize(store, work_id, chapters=[chapter], modes=(mode,), params=params, force=True, **kwargs)
-    shown = current(store.summary_history(work_id, chapter, mode))
-    assert shown is not None
-    return shown
-
-
 def unfinished_job(store: Store, work_id: int) -> dict[str, Any] | None:
     job = store.latest_job(work_id, JOB_KIND)
     if job and unfinished(job):

@@ -15,7 +15,7 @@ replaces a user's: chapters are only added, and continuations are saved as new r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -308,7 +308,3 @@ def export_story(store: Store, work_id: int, fmt: str = "md") -> tuple[bytes, st
         return (to_epub(work.title, chapters, work.author or "Fabula", f"fabula-work-{work_id}"),
                 safe_filename(work.title, "epub"), "application/epub+zip")
     raise WriteError(f"Unknown export format '{fmt}'; choose md or epub.")
-
-
-def chapter_texts(store: Store, work_id: int) -> Sequence[tuple[int, str, str]]:
-    return [(c.index, c.title, store.get_chapter(work_id, c.index).text) for c in store.list_chapters(work_id)]

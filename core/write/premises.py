@@ -7,8 +7,6 @@ names stand for (Vonnegut's shapes as used by Tian et al.), written so a writer 
 """
 from __future__ import annotations
 
-import random
-
 PREMISES: tuple[str, ...] = (
     "A renowned detective receives an anonymous letter claiming that a murder will occur in exactly 48 hours.",
     "A small coastal town's lighthouse keeper is found dead, and the only clue is a series of mysterious light "
@@ -63,7 +61,3 @@ def resolve_arc(name: str) -> str:
         if "".join(ch for ch in arc.lower() if ch.isalnum()) == key:
             return arc
     raise ValueError(f"Unknown story arc '{name}'; choose one of: {', '.join(ARCS)}.")
-
-
-def random_premise(rng: random.Random | None = None) -> str:
-    return (rng or random.Random()).choice(PREMISES)

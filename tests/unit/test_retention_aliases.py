@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.metrics.aliases import (alias_groups, build_default_resolver, build_graph_resolver, chain_resolvers,
-                                   clean_surface)
+from core.metrics.aliases import alias_groups, build_default_resolver, build_graph_resolver, clean_surface
 from core.metrics.cooccurrence import count_chapter, pair, surface_counts
 from core.metrics.extract import ChapterMentions
 
@@ -62,14 +61,6 @@ def test_default_resolver_cleans_and_passes_unknown_names_through() -> None:
     assert resolve("dear Jane") == "Jane Bennet"
     assert resolve("Wickham") == "Wickham"
     assert resolve("Mr.") is None
-
-
-def test_injected_resolver_makes_lizzy_elizabeth() -> None:
-    graph = {"Lizzy": "Elizabeth Bennet", "Eliza": "Elizabeth Bennet"}
-    resolve = chain_resolvers(lambda s: graph.get(s), build_default_resolver(PRIDE))
-    assert resolve("Lizzy") == resolve("Elizabeth") == "Elizabeth Bennet"
-    assert resolve("Mr. Bennet") == "Mr. Bennet"
-    assert chain_resolvers(lambda s: None)("Lizzy") is None
 
 
 EXTRACTION = ChapterMentions(
