@@ -37,14 +37,39 @@ def _thread(t: object) -> str:
     return t if isinstance(t, str) else " & ".join(t)  # type: ignore[arg-type]
 
 
+NONE_FOUND = {"characters": "No chapter of this work names a character (spaCy finds people by their names), so there "
+                            "is nothing to retain yet.",
+              "relationships": "No two characters meet in this work's chapters (within the co-occurrence window or "
+                               "as subject and object of one verb), so there is no relationship to retain yet."}
+
+
+def _found(result: retention.WorkRetention, kind: str) -> bool:
+    return any(c.row(kind).total for c in result.chapters)
+
+
+def _lines(frame: pd.DataFrame, metrics: list[str], y_title: str, y_format: str, domain: list | None = None):  # noqa: ANN202
+    """One line per metric over the chapters, the legend below in rows (a legend beside a half-width chart was cut)."""
+    long = frame.reset_index().melt("chapter", metrics, "metric", "value").dropna()
+    long["metric"] = long["metric"].map(METRIC_LABELS)
+    y = alt.Y("value:Q", title=y_title, axis=alt.Axis(format=y_format, tickMinStep=1 if y_format == "d" else 0.1),
+              scale=alt.Scale(domain=domain) if domain else alt.Undefined)
+    return alt.Chart(long).mark_line(point=True).encode(
+        x=alt.X("chapter:O", title="chapter", axis=alt.Axis(labelAngle=0)), y=y,
+        color=alt.Color("metric:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
+        tooltip=["chapter", "metric", alt.Tooltip("value:Q", format=".3f" if y_format != "d" else "d")])
+
+
 def _metric_charts(result: retention.WorkRetention, kind: str) -> None:
+    if not _found(result, kind):
+        st.info(NONE_FOUND[kind])
+        return
     frame = pd.DataFrame([{"chapter": c.index, **c.row(kind).as_dict()} for c in result.chapters]).set_index("chapter")
+    frame = frame.astype(float)
     left, right = st.columns(2)
     left.caption(f"{KIND_LABELS[kind]} per chapter")
-    left.line_chart(frame[["total", "new"]].rename(columns=METRIC_LABELS), x_label="chapter")
+    left.altair_chart(_lines(frame, ["total", "new"], "count", "d"), width="stretch")
     right.caption("Retention (share, 0-1)")
-    ratios = frame[["chapter1", "rolling", "cumulative"]].astype(float).rename(columns=METRIC_LABELS)
-    right.line_chart(ratios, x_label="chapter")
+    right.altair_chart(_lines(frame, ["chapter1", "rolling", "cumulative"], "share", ".1f", [0, 1]), width="stretch")
 
 
 def _heatmap(result: retention.WorkRetention, kind: str, top: int) -> None:
@@ -89,13 +114,17 @@ def _comparison(result: retention.WorkRetention, params: retention.RetentionPara
                          index=None, placeholder="Choose a work", key="compare_with")
     if other is None:
         return
-    comparison = retention.compare_results([result], [_analyse(other, params)])
+    other_result = _analyse(other, params)
+    comparison = retention.compare_results([result], [other_result])
     st.caption(f"A = {plain(result.title)}, B = {plain(others[other])}. Welch t-test over chapters; Cohen's d "
                "with the pooled SD; * p < 0.05, ** p < 0.01.")
     three_places = {c: st.column_config.NumberColumn(format="%.3f")
                     for c in ("M (A)", "SD (A)", "M (B)", "SD (B)", "t", "p", "Cohen's d")}
     for number, kind in enumerate(retention.KINDS, start=1):
         st.markdown(f"**Table {number}: {KIND_LABELS[kind][:-1]} Retention**")
+        if missing := [r.title for r in (result, other_result) if not _found(r, kind)]:
+            st.info(f"Nothing to compare: {plain(' and '.join(missing))} has no {kind}.")
+            continue
         st.dataframe(pd.DataFrame(comparison.table(kind)), hide_index=True, column_config=three_places)
     st.download_button("Download comparison (CSV)", comparison.csv(), file_name="retention_comparison.csv",
                        mime="text/csv", key="download_comparison")

@@ -143,6 +143,9 @@ if ids:
 timeline_section(view)
 
 fmt_col, button_col = st.columns([1, 3])
+# Re-assert the choice each run: after a work without a graph (no box drawn) the box came back showing "json"
+# while its state, and so the download, was still the format chosen before.
+st.session_state["kg_export_format"] = st.session_state.get("kg_export_format", "json")
 fmt = fmt_col.selectbox("Export format", list(FORMATS), key="kg_export_format",
                         help="The whole graph as of this chapter (filters do not apply).")
 title = store.get_work(work_id).title
