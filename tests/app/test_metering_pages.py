@@ -94,9 +94,9 @@ def test_write_page_a_chapter_its_grapher_and_a_continuation(counted: list[FakeL
     _click(at, "new_start")
     (work,) = _store().list_works()
     assert work.settings["use_kg"] is True and work.settings["extractor"] == "grapher"
-    _click(at, "write_next")
+    finish_jobs(_click(at, "write_next"))     # written in the background
     assert _assert_once(counted) == ["writing"]
-    _click(at, "write_accept")
+    finish_jobs(_click(at, "write_accept"))   # read by the grapher in the background
     grapher = [c for llm in counted for c in llm.calls if "KNOWLEDGE-GRAPH AGENT" in c.prompt]
     assert len(grapher) == 1                   # the grapher read the accepted chapter once, and was recorded once:
     assert _assert_once(counted) == ["writing", "extraction"]  # as extraction, not also as writing
