@@ -179,7 +179,9 @@ def test_two_builds_on_two_works_both_finish(books: Books, tab) -> None:  # noqa
         _select_work(page, title)
         _click_build(page)
         _progress(page)
-        assert page.get_by_role("button", name="Build graph").is_disabled()  # a second job on the work: no
+        wait_idle(page)
+        _until(lambda: page.get_by_role("button", name="Build graph").is_disabled(), timeout=30,
+               what="Build graph disabled while the work's build runs")  # a second job on the work: no
     page.get_by_text(BUILT).first.wait_for(timeout=BUILD_TIMEOUT)            # Alice's, shown
     wait_idle(page)
     _select_work(page, "Wild")
