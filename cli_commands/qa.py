@@ -102,10 +102,10 @@ def cmd_narco_build(args: argparse.Namespace) -> dict[str, Any]:
         raise CliError(str(exc)) from exc
     estimate = narco_service.estimate(store, args.work_id, params, name)
     if args.estimate:
-        return estimate
-    print(f"estimate: {estimate['passages']} passages, {estimate['pairs']} pairs, ~{estimate['calls']} calls, "
-          f"~{estimate['cost']['input_tokens']:,} input + {estimate['cost']['output_tokens']:,} output tokens "
-          f"with {name}: {estimate['cost']['label']}", file=sys.stderr)
+        return estimate.as_dict()
+    print(f"estimate: {estimate.units} passages, {estimate.detail['pairs']} pairs, ~{estimate.calls} calls, "
+          f"~{estimate.input_tokens:,} input + {estimate.output_tokens:,} output tokens "
+          f"with {name}: {estimate.label}", file=sys.stderr)
     from core.services import background
     from core.services.jobs import JobStopped
     request = {"llm_name": name, "window": params.window, "first_chapter": params.first_chapter,

@@ -53,9 +53,9 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
     except (LLMError, ss.SummaryError) as exc:
         raise CliError(str(exc)) from exc
     if args.estimate:
-        return estimate
-    print(f"estimate: {estimate['units']} summaries, ~{estimate['calls']} calls, ~{estimate['input_tokens']:,} input "
-          f"+ {estimate['output_tokens']:,} output tokens with {name}: {estimate['cost']['label']}", file=sys.stderr)
+        return estimate.as_dict()
+    print(f"estimate: {estimate.units} summaries, ~{estimate.calls} calls, ~{estimate.input_tokens:,} input "
+          f"+ {estimate.output_tokens:,} output tokens with {name}: {estimate.label}", file=sys.stderr)
     from core.services import background
     from core.services.jobs import JobStopped
     force = bool(args.chapter) or args.force
@@ -71,8 +71,8 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
         raise CliError(str(exc)) from exc
     except (LLMError, JobStopped) as exc:
         raise CliError(f"{exc} (finished summaries are saved; run the command again to resume)") from exc
-    shown = [ss.chapter_view(store, args.work_id, c) for c in (args.chapter or estimate["chapters"])]
-    result = {**report.as_dict(), "estimate": estimate,
+    shown = [ss.chapter_view(store, args.work_id, c) for c in (args.chapter or estimate.detail["chapters"])]
+    result = {**report.as_dict(), "estimate": estimate.as_dict(),
               "shown": [ss.summary_dict(v[m]["shown"]) for v in shown for m in modes if v[m]["shown"]]}
     if not args.json:
         return "\n\n".join(f"Chapter {s['chapter']} ({s['mode']}, {'edited by you' if s['user_edited'] else s['model']})"

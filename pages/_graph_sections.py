@@ -25,8 +25,8 @@ def build_section(store: Any, work_id: int, busy: bool = False) -> kg_service.Gr
         force = middle.checkbox("Re-read every chapter", key="kg_force")
         if extractor != "offline" and status.chapters:
             est = kg_service.llm_build_estimate(store, work_id, force)
-            st.caption(f"Estimate with {est['model']}: {est['chapters']} chapters, ~{est['input_tokens']:,} input and "
-                       f"~{est['output_tokens']:,} output tokens: {est['label']}")
+            st.caption(f"Estimate with {est.model}: {est.units} chapters, ~{est.input_tokens:,} input and "
+                       f"~{est.output_tokens:,} output tokens: {est.label}")
         if right.button("Build graph", type="primary", disabled=status.chapters == 0 or busy, key="kg_build"):
             start_job(store, work_id, "kg_build", {"extractor": extractor, "force": force})
         if status.chapters == 0:

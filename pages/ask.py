@@ -176,9 +176,9 @@ with st.expander("NARCO edges (retrospective questions between passages)"):
     narco = narco_service.NarcoParams(window=int(window), first_chapter=int(first), last_chapter=int(max(first, to)))
     llm_name = resolve_llm_name(store, "extraction")
     estimate = narco_service.estimate(store, work_id, narco, llm_name)
-    st.caption(f"Estimate with {llm_name}: {estimate['passages']} passages, {estimate['pairs']} pairs, "
-               f"~{estimate['calls']} calls, ~{estimate['cost']['input_tokens']:,} input and "
-               f"{estimate['cost']['output_tokens']:,} output tokens: {estimate['cost']['label']}")
-    if st.button("Build NARCO edges", key="narco_build", disabled=not estimate["passages"] or busy):
+    st.caption(f"Estimate with {llm_name}: {estimate.units} passages, {estimate.detail['pairs']} pairs, "
+               f"~{estimate.calls} calls, ~{estimate.input_tokens:,} input and "
+               f"{estimate.output_tokens:,} output tokens: {estimate.label}")
+    if st.button("Build NARCO edges", key="narco_build", disabled=not estimate.units or busy):
         start_job(store, work_id, "narco", {"llm_name": llm_name, "window": narco.window,
                                             "first_chapter": narco.first_chapter, "last_chapter": narco.last_chapter})

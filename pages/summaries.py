@@ -46,10 +46,11 @@ with st.expander("Write summaries", expanded=True):
                    "only.")
     elif chosen:
         est = ss.estimate(store, work_id, chosen, modes, params, llm_name)
-        st.caption(f"Estimate with {llm_name}: {est['units']} summaries, ~{est['calls']} calls, "
-                   f"~{est['input_tokens']:,} input + {est['output_tokens']:,} output tokens: {est['cost']['label']}"
-                   + (f" · chapters {', '.join(map(str, est['hierarchical_chapters']))} are longer than the context "
-                      "and will be summarized in parts" if est["hierarchical_chapters"] else ""))
+        in_parts = est.detail["hierarchical_chapters"]
+        st.caption(f"Estimate with {llm_name}: {est.units} summaries, ~{est.calls} calls, "
+                   f"~{est.input_tokens:,} input + {est.output_tokens:,} output tokens: {est.label}"
+                   + (f" · chapters {', '.join(map(str, in_parts))} are longer than the context "
+                      "and will be summarized in parts" if in_parts else ""))
     if unfinished := ss.unfinished_job(store, work_id):
         st.caption(f"An earlier run stopped after {unfinished['done']} of {unfinished['total']}; running the same "
                    "request again resumes it.")

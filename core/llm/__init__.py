@@ -17,7 +17,7 @@ from core.llm.errors import (LLMAuthError, LLMBadRequest, LLMBadResponse, LLMCon
 from core.llm.fake import FakeCall, FakeLLM
 from core.llm.keys import base_url, key_source
 from core.llm.metered import LLMUsage, MeteredLLM, UsageSink, UsageTotals
-from core.llm.pricing import DEFAULT_PRICES, Price, cost_usd, estimate_job_cost, price_for
+from core.llm.pricing import DEFAULT_PRICES, CostEstimate, Price, cost_usd, estimate_job_cost, price_for
 from core.llm.registry import (ProviderInfo, check_llm_name, declared_context_window, get_llm, list_providers,
                                parse_llm_name, register_provider, unregister_provider)
 
@@ -27,7 +27,7 @@ __all__ = [
     "LLMError", "LLMConfigError", "LLMAuthError", "LLMBadRequest", "LLMBadResponse", "LLMUnavailable", "LLMTimeout",
     "LLMRateLimited", "LLMContextOverflow", "redact",
     "FakeLLM", "FakeCall", "MeteredLLM", "LLMUsage", "UsageSink", "UsageTotals",
-    "DEFAULT_PRICES", "Price", "price_for", "cost_usd", "estimate_job_cost",
+    "DEFAULT_PRICES", "Price", "price_for", "cost_usd", "estimate_job_cost", "CostEstimate",
     "get_llm", "declared_context_window", "register_provider", "unregister_provider", "parse_llm_name",
     "check_llm_name", "list_providers",
     "ProviderInfo", "key_source", "base_url",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 FREE_PROVIDERS = ("local", "fake")
@@ -71,18 +71,48 @@ def format_usd(usd: float | None, llm_name: str = "") -> str:
     return f"${usd:,.4f}" if usd < 1 else f"${usd:,.2f}"
 
 
-def estimate_job_cost(tokens_in_per_unit: int, tokens_out_per_unit: int, units: int, model: str,
-                      prices: Mapping[str, Price] | None = None) -> dict[str, Any]:
-    """Estimate for a job of `units` (e.g. chapters), each sending ~tokens_in and receiving ~tokens_out tokens."""
-    if min(tokens_in_per_unit, tokens_out_per_unit, units) < 0:
-        raise ValueError("token counts and units must not be negative")
-    input_tokens, output_tokens = tokens_in_per_unit * units, tokens_out_per_unit * units
-    price = price_for(model, prices)
-    usd = None if price is None else round(price.cost(input_tokens, output_tokens), 6)
-    return {"model": model, "units": units, "input_tokens": input_tokens, "output_tokens": output_tokens,
-            "usd": usd, "price_known": price is not None, "label": format_usd(usd, model),
-            "price": None if price is None else {"input_per_1m": price.input_per_1m,
-                                                 "output_per_1m": price.output_per_1m}}
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a job will cost before it runs, in one shape for every job (graph build, NARCO build, summaries): the
+    units it counts (chapters, passages, summaries), its model calls and tokens, priced from the price table.
+    `detail` holds what only that job counts (segments, pairs, the chapters summarized in parts, ...)."""
+
+    model: str
+    units: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    price: Price | None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def usd(self) -> float | None:
+        return None if self.price is None else round(self.price.cost(self.input_tokens, self.output_tokens), 6)
+
+    @property
+    def price_known(self) -> bool:
+        return self.price is not None
+
+    @property
+    def label(self) -> str:
+        """The price as shown: "$0.0123", "free (local)" or "unknown price"."""
+        return format_usd(self.usd, self.model)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON view (the CLI's output): every field, the price per million tokens, then the job's detail."""
+        price = None if self.price is None else {"input_per_1m": self.price.input_per_1m,
+                                                 "output_per_1m": self.price.output_per_1m}
+        return {"model": self.model, "units": self.units, "calls": self.calls, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens, "usd": self.usd, "price_known": self.price_known,
+                "label": self.label, "price": price, **self.detail}
+
+
+def estimate_job_cost(model: str, *, units: int, calls: int, input_tokens: int, output_tokens: int,
+                      prices: Mapping[str, Price] | None = None, detail: dict[str, Any] | None = None) -> CostEstimate:
+    """A job of `units` making `calls` model calls that send `input_tokens` and receive `output_tokens` in all."""
+    if min(units, calls, input_tokens, output_tokens) < 0:
+        raise ValueError("token counts, calls and units must not be negative")
+    return CostEstimate(model, units, calls, input_tokens, output_tokens, price_for(model, prices), dict(detail or {}))
 
 
 # -- the editable table ------------------------------------------------------------------------------------------

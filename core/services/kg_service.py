@@ -25,7 +25,7 @@ from core.kg.offline import VERSION as OFFLINE_VERSION
 from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
 from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, KgEntity, NODE_TYPES
-from core.llm import LLM, MeteredLLM
+from core.llm import LLM, CostEstimate, MeteredLLM
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.store import NotFound, Store
 
@@ -381,8 +381,9 @@ OUTPUT_TOKENS_PER_SEGMENT = 350
 SEGMENT_WORDS = 1500
 
 
-def llm_build_estimate(store: Store, work_id: int, force: bool = False, role: str = "extraction") -> dict[str, Any]:
-    """Tokens and price of an LLM build of the chapters a build would (re)read, before anything is spent."""
+def llm_build_estimate(store: Store, work_id: int, force: bool = False, role: str = "extraction") -> CostEstimate:
+    """Tokens and price of an LLM build of the chapters a build would (re)read, before anything is spent: its units
+    are chapters, its calls segments."""
     from core.services import llm_service
     name = llm_service.resolve_llm_name(store, role)
     status = graph_status(store, work_id)
@@ -391,5 +392,5 @@ def llm_build_estimate(store: Store, work_id: int, force: bool = False, role: st
     segments = sum(max(1, -(-c.word_count // SEGMENT_WORDS)) for c in chapters)
     words = sum(c.word_count for c in chapters)
     tokens_in = int(words * TOKENS_PER_WORD) + segments * PROMPT_TOKENS_PER_SEGMENT
-    estimate = llm_service.estimate_cost(store, name, tokens_in, segments * OUTPUT_TOKENS_PER_SEGMENT, 1)
-    return {**estimate, "chapters": len(chapters), "segments": segments}
+    return llm_service.estimate_cost(store, name, units=len(chapters), calls=segments, input_tokens=tokens_in,
+                                     output_tokens=segments * OUTPUT_TOKENS_PER_SEGMENT)

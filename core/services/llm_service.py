@@ -25,6 +25,7 @@ from core.llm.base import local_access
 from core.llm.keys import KEYED_PROVIDERS, base_url, key_source
 from core.llm.pricing import (
     DEFAULT_PRICES,
+    CostEstimate,
     PriceTable,
     estimate_job_cost,
     format_usd,
@@ -231,8 +232,9 @@ def endpoints(settings: Settings | None = None) -> list[dict[str, str]]:
 
 
 def list_models() -> list[dict[str, Any]]:
+    """Every provider; "listed" is False for the ones never offered to users (the scripted fake of the tests)."""
     return [{"provider": p.name, "models": list(p.models), "any_model": p.open_models, "description": p.description,
-             "examples": list(p.examples)} for p in list_providers()]
+             "examples": list(p.examples), "listed": p.listed} for p in list_providers()]
 
 
 # -- prices and estimates --------------------------------------------------------------------------------------
@@ -264,10 +266,11 @@ def price_table_rows(store: Store) -> list[dict[str, Any]]:
     return price_rows(load_price_table(store))
 
 
-def estimate_cost(store: Store, llm_name: str, tokens_in_per_unit: int, tokens_out_per_unit: int,
-                  units: int) -> dict[str, Any]:
+def estimate_cost(store: Store, llm_name: str, *, units: int, calls: int, input_tokens: int, output_tokens: int,
+                  detail: dict[str, Any] | None = None) -> CostEstimate:
     """The pre-job estimate with the stored (edited) price table."""
-    return estimate_job_cost(tokens_in_per_unit, tokens_out_per_unit, units, llm_name, load_price_table(store))
+    return estimate_job_cost(llm_name, units=units, calls=calls, input_tokens=input_tokens,
+                             output_tokens=output_tokens, prices=load_price_table(store), detail=detail)
 
 
 def usage_tally(store: Store, llm_name: str, work_id: int | None = None, job_id: int | None = None) -> dict[str, Any]:

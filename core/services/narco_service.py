@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.llm import LLM
+from core.llm import LLM, CostEstimate
 from core.narco import NewQuestionEdge, Node, edge_questions, estimate_pair_cost, rank_recap, window_pairs
 from core.narco.graph import PromptSizes, approximate_tokens
 from core.services import llm_service
@@ -84,9 +84,10 @@ def _todo(store: Store, work_id: int, nodes: list[Node], params: NarcoParams) ->
 
 
 def estimate(store: Store, work_id: int, params: NarcoParams, llm_name: str,
-             count: Callable[[str], int] = approximate_tokens) -> dict[str, Any]:
-    """What a build would do and cost: passages, pairs, LLM calls, tokens (typical and upper bound) and price.
-    Tokens are estimated without loading a tokenizer (about 1.3 tokens a word) unless `count` is given."""
+             count: Callable[[str], int] = approximate_tokens) -> CostEstimate:
+    """What a build would do and cost: its units are passages; calls, tokens and price as usually needed, with the
+    pairs and the upper bound of tokens in the detail. Tokens are estimated without loading a tokenizer (about 1.3
+    tokens a word) unless `count` is given."""
     nodes = _nodes(store, work_id)
     todo = {n.chunk_id for n in _todo(store, work_id, nodes, params)}
     pairs = window_pairs(nodes, params.window, targets=lambda n: n.chunk_id in todo)
@@ -96,13 +97,11 @@ def estimate(store: Store, work_id: int, params: NarcoParams, llm_name: str,
         return [estimate_pair_cost(tokens[p.chunk_id], tokens[c.chunk_id], sizes, verify=params.verify,
                                    upper_bound=upper_bound) for c, ps in pairs for p in ps]
     typical, upper = costs(False), costs(True)
-    units = max(len(todo), 1)
     t_in, t_out = sum(c.input_tokens for c in typical), sum(c.output_tokens for c in typical)
-    cost = llm_service.estimate_cost(store, llm_name, round(t_in / units), round(t_out / units), len(todo))
-    return {"passages": len(todo), "pairs": sum(len(ps) for _, ps in pairs),
-            "calls": round(sum(c.calls for c in typical)), "tokens_in_per_passage": round(t_in / units),
-            "tokens_out_per_passage": round(t_out / units),
-            "upper_bound_tokens": round(sum(c.input_tokens + c.output_tokens for c in upper)), **{"cost": cost}}
+    detail = {"pairs": sum(len(ps) for _, ps in pairs),
+              "upper_bound_tokens": round(sum(c.input_tokens + c.output_tokens for c in upper))}
+    return llm_service.estimate_cost(store, llm_name, units=len(todo), calls=round(sum(c.calls for c in typical)),
+                                     input_tokens=round(t_in), output_tokens=round(t_out), detail=detail)
 
 
 def build_edges(store: Store, work_id: int, llm: LLM, params: NarcoParams | None = None, *,

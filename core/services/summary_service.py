@@ -23,7 +23,7 @@ from typing import Any
 
 from core.kg.graph import graph_as_of
 from core.kg.types import INTERACTION_RELATIONS
-from core.llm import LLM, declared_context_window
+from core.llm import LLM, CostEstimate, declared_context_window
 from core.services import llm_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.services.kg_views import load_graph_data
@@ -168,9 +168,10 @@ def kg_tokens(data: Any, chapters: Iterable[int]) -> dict[int, int]:
 
 
 def estimate(store: Store, work_id: int, chapters: Sequence[int] | None, modes: Sequence[str], params: SummaryParams,
-             llm_name: str, llm: LLM | None = None) -> dict[str, Any]:
+             llm_name: str, llm: LLM | None = None) -> CostEstimate:
     """Calls, tokens (about 1.3 per word, without loading a tokenizer) and price of summarizing `chapters` in
-    `modes`; KG mode counts every line of E_k that would fit, so it is an upper bound."""
+    `modes` (its units are summaries); KG mode counts every line of E_k that would fit, so it is an upper bound.
+    The detail: the chapters and modes, the context size, the chapters longer than it (summarized in parts)."""
     modes = _check_modes(modes)
     infos = _chapters(store, work_id, chapters)
     window = context_window_of(llm_name, llm)
@@ -191,12 +192,10 @@ def estimate(store: Store, work_id: int, chapters: Sequence[int] | None, modes: 
             calls += parts + (1 if parts > 1 else 0)
             tokens_in += (text_tokens + parts * TEMPLATE_TOKENS if parts > 1 else 0) + body + extra + TEMPLATE_TOKENS
             tokens_out += params.summary_tokens + (parts * params.part_tokens if parts > 1 else 0)
-    units = len(infos) * len(modes)
-    cost = llm_service.estimate_cost(store, llm_name, round(tokens_in / max(units, 1)),
-                                     round(tokens_out / max(units, 1)), units)
-    return {"llm": llm_name, "chapters": list(infos), "modes": list(modes), "units": units, "calls": calls,
-            "input_tokens": tokens_in, "output_tokens": tokens_out, "context_tokens": context,
-            "hierarchical_chapters": long_chapters, "cost": cost}
+    detail = {"chapters": list(infos), "modes": list(modes), "context_tokens": context,
+              "hierarchical_chapters": long_chapters}
+    return llm_service.estimate_cost(store, llm_name, units=len(infos) * len(modes), calls=calls,
+                                     input_tokens=tokens_in, output_tokens=tokens_out, detail=detail)
 
 
 def preview(store: Store, work_id: int, chapter: int, params: SummaryParams, *, llm: LLM | None = None,

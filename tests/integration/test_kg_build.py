@@ -174,7 +174,7 @@ def test_llm_build_estimate_counts_pending_chapters_and_is_free_locally(store) -
     text = "Anna met Boris in Paris. " * 300  # 1,500 words: one segment
     work = store.create_work("E", None, WorkKind.BOOK, {}, [NewChapter("C1", text, [text]), NewChapter("C2", text, [text])])
     est = kg_service.llm_build_estimate(store, work.id)
-    assert est["chapters"] == 2 and est["segments"] == 2
-    assert est["input_tokens"] == int(3000 * kg_service.TOKENS_PER_WORD) + 2 * kg_service.PROMPT_TOKENS_PER_SEGMENT
-    assert est["output_tokens"] == 2 * kg_service.OUTPUT_TOKENS_PER_SEGMENT
-    assert est["usd"] == 0  # the default extraction model is local
+    assert est.units == 2 and est.calls == 2  # chapters, segments
+    assert est.input_tokens == int(3000 * kg_service.TOKENS_PER_WORD) + 2 * kg_service.PROMPT_TOKENS_PER_SEGMENT
+    assert est.output_tokens == 2 * kg_service.OUTPUT_TOKENS_PER_SEGMENT
+    assert est.usd == 0  # the default extraction model is local

@@ -87,13 +87,15 @@ def test_price_table_defaults_edits_and_bad_rows(store) -> None:  # noqa: ANN001
     rows.append({"model": "openai:llama3.1:8b", "input_per_1m": 0.0, "output_per_1m": 0.0})
     rows[0]["input_per_1m"] = 99.0
     llm_service.save_price_table(store, rows)
-    assert llm_service.estimate_cost(store, "openai:llama3.1:8b", 1000, 100, 10)["usd"] == 0.0
+    assert llm_service.estimate_cost(store, "openai:llama3.1:8b", units=10, calls=10, input_tokens=10_000,
+                                     output_tokens=1000).usd == 0.0
     assert llm_service.load_price_table(store)[rows[0]["model"]].input_per_1m == 99.0
     with pytest.raises(ValueError, match="row 1"):
         llm_service.save_price_table(store, [{"model": "x:y", "input_per_1m": "free", "output_per_1m": 1}])
     assert llm_service.load_price_table(store)[rows[0]["model"]].input_per_1m == 99.0  # unchanged
     llm_service.reset_price_table(store)
-    assert llm_service.estimate_cost(store, "openai:llama3.1:8b", 1000, 100, 10)["label"] == "unknown price"
+    assert llm_service.estimate_cost(store, "openai:llama3.1:8b", units=10, calls=10, input_tokens=10_000,
+                                     output_tokens=1000).label == "unknown price"
 
 
 def test_ping_reports_reply_tokens_and_time(server: LLMServer, env: pytest.MonkeyPatch) -> None:

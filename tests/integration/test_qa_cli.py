@@ -94,8 +94,8 @@ def test_narco_build_estimate_status_and_recap(work_id: int, capsys: pytest.Capt
     status, out, _ = _run(capsys, "narco", "build", str(work_id), "--window", "2", "--estimate",
                           "--llm", "openai:gpt-4o-mini", "--json")
     estimate = json.loads(out)
-    assert status == 0 and estimate["passages"] == 4 and estimate["pairs"] == 1 + 2 + 2
-    assert estimate["cost"]["model"] == "openai:gpt-4o-mini" and estimate["cost"]["usd"] > 0
+    assert status == 0 and estimate["units"] == 4 and estimate["pairs"] == 1 + 2 + 2
+    assert estimate["model"] == "openai:gpt-4o-mini" and estimate["usd"] > 0
     # an echoing model finds no questions: the build still completes and marks every passage
     status, out, err = _run(capsys, "narco", "build", str(work_id), "--llm", "fake:echo", "--json")
     report = json.loads(out)

@@ -54,8 +54,8 @@ def test_build_verifies_stores_evidence_and_accounts_for_its_cost(store) -> None
     work_id = _work(store)
     params = narco_service.NarcoParams(window=1)
     estimate = narco_service.estimate(store, work_id, params, "openai:gpt-4o-mini")
-    assert estimate["passages"] == 2 * PASSAGES_PER_CHAPTER and estimate["pairs"] == 2 * PASSAGES_PER_CHAPTER - 1
-    assert estimate["cost"]["usd"] > 0 and estimate["cost"]["input_tokens"] > 0
+    assert estimate.units == 2 * PASSAGES_PER_CHAPTER and estimate.detail["pairs"] == 2 * PASSAGES_PER_CHAPTER - 1
+    assert estimate.usd is not None and estimate.usd > 0 and estimate.input_tokens > 0
     progress: list[tuple[int, int]] = []
     llm = narco_llm()
     report = narco_service.build_edges(store, work_id, llm, params, llm_name="fake:narco",

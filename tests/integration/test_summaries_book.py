@@ -134,10 +134,10 @@ def test_estimate_and_missing_graph(store, pp_chapters) -> None:  # noqa: ANN001
     with pytest.raises(ss.SummaryError, match="no knowledge graph"):
         ss.summarize(store, plain, modes=("kg",), llm=scripted())
     est = ss.estimate(store, plain, None, ("no_kg",), SummaryParams(), "openai:gpt-4o-mini")
-    assert est["units"] == 2 and est["calls"] == 2 and est["cost"]["usd"] > 0 and est["input_tokens"] > 1000
-    assert est["context_tokens"] == 128_000 and not est["hierarchical_chapters"]
+    assert est.units == 2 and est.calls == 2 and est.usd is not None and est.usd > 0 and est.input_tokens > 1000
+    assert est.detail["context_tokens"] == 128_000 and not est.detail["hierarchical_chapters"]
     small = ss.estimate(store, plain, None, ("no_kg",), SummaryParams(context_tokens=1024), "local:smollm2")
-    assert small["hierarchical_chapters"] == [1, 2] and small["calls"] > 4
+    assert small.detail["hierarchical_chapters"] == [1, 2] and small.calls > 4
 
 
 def test_estimate_counts_the_graph_lines_of_each_chapter(store, work_id: int) -> None:  # noqa: ANN001
@@ -148,7 +148,7 @@ def test_estimate_counts_the_graph_lines_of_each_chapter(store, work_id: int) ->
         assert 0.8 * exact <= approx[k] / 1.3 <= 1.5 * exact + 10
     kg = ss.estimate(store, work_id, [2], ("kg",), SummaryParams(), "openai:gpt-4o-mini")
     plain = ss.estimate(store, work_id, [2], ("no_kg",), SummaryParams(), "openai:gpt-4o-mini")
-    assert kg["input_tokens"] - plain["input_tokens"] == approx[2]
+    assert kg.input_tokens - plain.input_tokens == approx[2]
 
 
 @pytest.fixture

@@ -180,15 +180,18 @@ def test_prices_local_free_known_priced_unknown_none() -> None:
     assert cost_usd(1_000_000, 1_000_000, "openai:gpt-4o-mini") == pytest.approx(0.75)
 
 
-def test_estimate_job_cost_multiplies_per_unit_tokens() -> None:
-    est = estimate_job_cost(2000, 300, 40, "openai:gpt-4o-mini")
-    assert (est["input_tokens"], est["output_tokens"]) == (80_000, 12_000)
-    assert est["usd"] == pytest.approx(80_000 * 0.15e-6 + 12_000 * 0.60e-6)
-    assert estimate_job_cost(2000, 300, 40, "local:gemma3-270m")["label"] == "free (local)"
-    unknown = estimate_job_cost(2000, 300, 40, "openai:my-local-llama", prices={})
-    assert (unknown["usd"], unknown["label"], unknown["price_known"]) == (None, "unknown price", False)
+def test_estimate_job_cost_prices_the_tokens() -> None:
+    job = {"units": 40, "calls": 40, "input_tokens": 80_000, "output_tokens": 12_000}
+    est = estimate_job_cost("openai:gpt-4o-mini", **job, detail={"pairs": 3})
+    assert est.usd == pytest.approx(80_000 * 0.15e-6 + 12_000 * 0.60e-6)
+    assert est.as_dict() | {"usd": 0} == {"model": "openai:gpt-4o-mini", **job, "usd": 0, "price_known": True,
+                                          "label": est.label, "price": {"input_per_1m": 0.15, "output_per_1m": 0.6},
+                                          "pairs": 3}
+    assert estimate_job_cost("local:gemma3-270m", **job).label == "free (local)"
+    unknown = estimate_job_cost("openai:my-local-llama", **job, prices={})
+    assert (unknown.usd, unknown.label, unknown.price_known) == (None, "unknown price", False)
     with pytest.raises(ValueError):
-        estimate_job_cost(-1, 0, 1, "local:smollm2")
+        estimate_job_cost("local:smollm2", units=1, calls=1, input_tokens=-1, output_tokens=0)
 
 
 def test_price_table_round_trips_and_rejects_bad_rows() -> None:
