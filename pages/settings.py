@@ -15,8 +15,8 @@ st.title("Settings")
 st.subheader("Language models")
 saved = llm_service.load_role_assignment(store)
 effective = {row["role"]: row["llm"] for row in llm_service.effective_roles(store)}
-suggestions = sorted({ex for p in llm_service.list_models() for ex in p["examples"]} | set(effective.values())
-                     | ({saved.default} if saved.default else set()))
+suggestions = sorted({ex for p in llm_service.list_models() if p["listed"] for ex in p["examples"]}
+                     | set(effective.values()) | ({saved.default} if saved.default else set()))
 
 
 def model_box(label: str, current: str, key: str) -> str:
@@ -25,11 +25,15 @@ def model_box(label: str, current: str, key: str) -> str:
                         help="PROVIDER:MODEL; type a new one for any model your OpenAI-compatible server has")
 
 
+# "One model for everything" only when it is true: writing has its own built-in default (SmolLM2), for one.
 per_role = st.radio("Assign", ["One model for everything", "One model per role"], horizontal=True,
-                    index=1 if saved.roles else 0)
+                    index=1 if saved.roles or len(set(effective.values())) > 1 else 0)
 with st.form("llm_roles"):
     if per_role == "One model for everything":
         everything = model_box("Model", saved.default or effective["answering"], "llm_all")
+        if others := [row for row in llm_service.effective_roles(store) if row["llm"] != everything]:
+            st.caption("Now " + "; ".join(f"{row['role']} uses {row['llm']} ({row['source']})" for row in others)
+                       + f". Saving gives every role {everything}.")
         choices: dict[str, str] = {}
     else:
         everything = None
@@ -44,6 +48,9 @@ with st.form("llm_roles"):
             st.rerun()
 
 st.dataframe(pd.DataFrame(llm_service.effective_roles(store)), hide_index=True, width="stretch")
+if effective.get("writing") == llm_service.BUILTIN_ROLE_DEFAULTS.get("writing") != effective.get("answering"):
+    st.caption(f"Writing uses {effective['writing']} by default: {effective['answering']} is a base model that "
+               "cannot follow the chapter-writing prompt.")
 if llm_service.local_runtime() == "llama.cpp":
     st.caption("The embedded local models generate with llama.cpp on their 4-bit weights (the fast path).")
 else:

@@ -28,6 +28,7 @@ class ProviderInfo:
     description: str = ""
     examples: Sequence[str] = field(default_factory=tuple)
     context_window: WindowLookup | None = None  # declared by the provider; None: build the model to learn it
+    listed: bool = True  # False: for tests (the scripted fake), never offered to users
 
 
 _providers: dict[str, ProviderInfo] = {}
@@ -35,12 +36,12 @@ _providers: dict[str, ProviderInfo] = {}
 
 def register_provider(name: str, factory: ProviderFactory, *, models: Sequence[str] = (), open_models: bool = True,
                       description: str = "", examples: Sequence[str] = (),
-                      context_window: WindowLookup | None = None) -> None:
+                      context_window: WindowLookup | None = None, listed: bool = True) -> None:
     """Make `name:MODEL` resolvable. Re-registering a name replaces it (tests use this to plug in fakes)."""
     if not _PROVIDER_NAME.match(name):
         raise ValueError(f"provider name {name!r} must be lowercase letters, digits, '-' or '_'")
     _providers[name] = ProviderInfo(name, factory, tuple(models), open_models, description, tuple(examples),
-                                    context_window)
+                                    context_window, listed)
 
 
 def unregister_provider(name: str) -> None:
@@ -145,7 +146,7 @@ def _register_builtins() -> None:
                       description="Anthropic Claude", examples=("anthropic:claude-haiku-4-5",),
                       context_window=_anthropic_window)
     register_provider("fake", _fake, description="scripted replies for tests; echoes when unscripted",
-                      examples=("fake:echo",))
+                      examples=("fake:echo",), listed=False)
 
 
 _register_builtins()

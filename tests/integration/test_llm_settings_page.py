@@ -62,12 +62,12 @@ def test_shows_key_sources_but_never_the_key(page_env: None) -> None:
 def test_one_model_per_role_is_saved(page_env: None) -> None:
     at = _open()
     at.radio[0].set_value("One model per role").run()
-    at.selectbox(key="llm_writing").set_value("fake:echo")
+    at.selectbox(key="llm_writing").set_value("openai:gpt-4o-mini")
     _button(at, "Save").click().run()
     assert not at.exception, at.exception
     saved = llm_service.load_role_assignment(_store())
-    assert saved.roles["writing"] == "fake:echo"
-    assert "fake:echo" in str(at.dataframe[0].value)
+    assert saved.roles["writing"] == "openai:gpt-4o-mini"
+    assert "openai:gpt-4o-mini" in str(at.dataframe[0].value)
 
 
 def test_a_stored_model_that_no_longer_exists_shows_a_clear_error(page_env: None) -> None:
@@ -81,7 +81,10 @@ def test_a_stored_model_that_no_longer_exists_shows_a_clear_error(page_env: None
     assert any("unknown local model" in e.value.replace("\\", "") for e in at.error)  # shown escaped (plain text)
 
 
-def test_connection_test_shows_reply_or_error(page_env: None) -> None:
+def test_connection_test_shows_reply_or_error(page_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.config import get_settings
+    monkeypatch.setenv("FABULA_LLM", "fake:echo")  # the scripted fake is offered only when it is in use
+    get_settings.cache_clear()
     at = _open()
     at.selectbox(key="llm_test").set_value("fake:echo")
     _button(at, "Test connection").click().run()
