@@ -89,6 +89,11 @@ if story:
         ws.create_twin(store, work_id)
         st.rerun()
     busy = job_panel(store, work_id, ("story_chapter", "story_accept")).busy  # written in the background
+    if not state.finished:  # an LLM job: its tokens and price before it starts
+        name = work.settings.get("llm") or llm_service.resolve_llm_name(store, "writing")
+        est = ws.chapter_estimate(store, work_id, name, decode)
+        st.caption(f"Estimate with {name}: ~{est.input_tokens:,} input and ~{est.output_tokens:,} output tokens for "
+                   f"the chapter{' and the grapher' if est.calls > 1 else ''}: {est.label}")
     gen, regen = st.columns(2)
     go = gen.button("Generate next chapter", type="primary", key="write_next", disabled=state.finished or busy)
     go = regen.button("Regenerate", key="write_regen", disabled="write_draft" not in st.session_state or busy) or go

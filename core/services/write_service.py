@@ -23,6 +23,7 @@ from core.domain import Chapter, ChapterSource, NewChapter, Work, WorkKind
 from core.ingest import chunk_text
 from core.kg.types import INTERACTION_RELATIONS
 from core.llm import LLM, Completion, LLMError, MeteredLLM, TextStream, check_llm_name
+from core.llm.pricing import CostEstimate
 from core.services.kg_query import facts_for_retrieval
 from core.services.kg_service import update_chapter_graph
 from core.services.library import create_story
@@ -308,3 +309,24 @@ def export_story(store: Store, work_id: int, fmt: str = "md") -> tuple[bytes, st
         return (to_epub(work.title, chapters, work.author or "Fabula", f"fabula-work-{work_id}"),
                 safe_filename(work.title, "epub"), "application/epub+zip")
     raise WriteError(f"Unknown export format '{fmt}'; choose md or epub.")
+
+
+PROMPT_OVERHEAD_TOKENS = 600   # the writer's instructions, premise, arc and plan around the chapters it is shown
+GRAPHER_OUTPUT_TOKENS = 500    # the grapher's JSON for one chapter, roughly
+
+
+def chapter_estimate(store: Store, work_id: int, llm_name: str, decode: DecodeParams | None = None) -> CostEstimate:
+    """Before writing the next chapter: its tokens and price, the writer's call (the
+    last chapters it is shown, at TOKENS_PER_WORD, and the chapter) plus, for a story with the graph, the grapher's
+    read of the chapter. Approximate: the prompt is not built (that needs the model's tokenizer)."""
+    from core.services import llm_service
+    from core.write.params import TOKENS_PER_WORD
+    params = story_params(store, work_id)
+    n = _next_index(store, work_id)
+    prior = sum(c.word_count for c in store.list_chapters(work_id) if n - 3 <= c.index < n)
+    chapter = min((decode or params.decode).max_tokens, params.chapter_tokens())
+    writer_in = int(prior * TOKENS_PER_WORD) + PROMPT_OVERHEAD_TOKENS
+    grapher = params.use_kg and params.extractor != "offline"
+    return llm_service.estimate_cost(store, llm_name, units=1, calls=2 if grapher else 1,
+                                     input_tokens=writer_in + (chapter + PROMPT_OVERHEAD_TOKENS if grapher else 0),
+                                     output_tokens=chapter + (GRAPHER_OUTPUT_TOKENS if grapher else 0))

@@ -127,6 +127,8 @@ def test_a_chapter_is_written_in_the_background_and_stop_keeps_the_text_so_far(a
         work_id = start_story(store, "Slow", WriteParams("A premise", "Cinderella", use_kg=False,
                                                          llm="slowfake:x")).id
         at = _open("write.py", work_id)
+        assert any(c.value.startswith("Estimate with slowfake:x: ~") and "output tokens for the chapter:" in c.value
+                   for c in at.caption), [c.value for c in at.caption]  # no graph: no grapher call
         at.button(key="write_next").click().run()
         assert not at.exception, at.exception
         deadline = 0

@@ -242,3 +242,18 @@ def test_a_task_of_a_dead_process_on_this_machine_is_interrupted_at_once(store: 
     worker.submit(store, work, "test_units", {"units": 1})                   # taken over, not refused
     assert worker.wait(work, 30) and background.task_view(store, work).state == "done"
     assert not background.owner_gone(worker.owner) and not background.owner_gone("elsewhere:1:x")
+
+
+def test_the_next_chapter_is_priced_before_it_starts(store: SqlStore) -> None:
+    """Story chapters are LLM jobs: the Write page shows their tokens and price first (the grapher's read included
+    for a story with the graph; none for one without)."""
+    from core.services import write_service as ws
+    from core.write import DecodeParams, WriteParams
+    with_kg = ws.start_story(store, "With", WriteParams("A premise", "Cinderella", llm="fake:echo")).id
+    est = ws.chapter_estimate(store, with_kg, "openai:gpt-4o-mini")
+    chapter = ws.story_params(store, with_kg).chapter_tokens()
+    assert est.calls == 2 and est.output_tokens == chapter + ws.GRAPHER_OUTPUT_TOKENS
+    assert est.input_tokens == 2 * ws.PROMPT_OVERHEAD_TOKENS + chapter and est.usd and est.usd > 0
+    without = ws.start_story(store, "Without", WriteParams("A premise", "Cinderella", use_kg=False)).id
+    short = ws.chapter_estimate(store, without, "openai:gpt-4o-mini", DecodeParams(max_tokens=100))
+    assert (short.calls, short.output_tokens, short.input_tokens) == (1, 100, ws.PROMPT_OVERHEAD_TOKENS)
