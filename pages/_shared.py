@@ -6,6 +6,7 @@ import re
 import streamlit as st
 
 from core.config import get_settings
+from pages._state import WORK_ID, WORK_PICKED, Slot
 
 try:  # Streamlit quirk, see below; a private attribute, so tolerate its absence in later versions.
     from streamlit.runtime.pages_manager import PagesManager
@@ -28,14 +29,14 @@ def get_store():  # noqa: ANN201 - storage.repository.SqlStore, built here: page
 
 def selected_work_id() -> int | None:
     """The work the user last opened on any page (shared across pages through session state)."""
-    value = st.session_state.get("work_id")
+    value = WORK_ID.get()
     return int(value) if value is not None else None
 
 
 def select_work(work_id: int | None) -> None:
     """Open `work_id` on every page: the next work picker drawn shows it (a new story, an import, a link)."""
-    st.session_state["work_id"] = work_id
-    st.session_state["_work_picked"] = work_id
+    WORK_ID.set(work_id)
+    WORK_PICKED.set(work_id)
 
 
 def work_picker(label: str = "Work") -> int | None:
@@ -48,11 +49,11 @@ def work_picker(label: str = "Work") -> int | None:
     current = selected_work_id()
     index = ids.index(current) if current in ids else 0
     names = {w.id: f"{w.title} (#{w.id})" for w in works}
-    key = f"picker_{label}"
-    if st.session_state.pop("_work_picked", None) in ids:  # chosen by code since this picker was last drawn
-        st.session_state[key] = current  # the selectbox would otherwise keep showing its own last choice
-    chosen = st.selectbox(label, ids, index=index, format_func=lambda i: names[i], key=key)
-    st.session_state["work_id"] = chosen
+    picker: Slot[int | None] = Slot(f"picker_{label}", None)
+    if WORK_PICKED.pop() in ids:  # chosen by code since this picker was last drawn
+        picker.set(current)  # the selectbox would otherwise keep showing its own last choice
+    chosen = st.selectbox(label, ids, index=index, format_func=lambda i: names[i], key=picker.key)
+    WORK_ID.set(chosen)
     return chosen
 
 

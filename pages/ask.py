@@ -13,16 +13,27 @@ from core.services import narco_service, qa_service
 from core.services.llm_service import resolve_llm_name
 from pages._jobs import job_panel, start_job
 from pages._shared import get_store, pick_work_with_chapters, plain, select_work
+from pages._state import (
+    ASK_OPEN_GRAPH,
+    ASK_OPEN_READER,
+    ASK_READER_UNAVAILABLE,
+    ASKED,
+    KG_HIGHLIGHT,
+    READ_CHAPTER,
+    READ_HIGHLIGHT,
+    Asked,
+    GraphHighlight,
+)
 
 READER = "pages/read.py"
 GRAPH = "pages/graph.py"
 store = get_store()
-for flag, page in (("ask_open_reader", READER), ("ask_open_graph", GRAPH)):
-    if st.session_state.pop(flag, False):
+for flag, page in ((ASK_OPEN_READER, READER), (ASK_OPEN_GRAPH, GRAPH)):
+    if flag.pop():
         try:
             st.switch_page(page)
         except StreamlitPageNotFoundError:  # running outside app.py's navigation (AppTest, `streamlit run pages/…`)
-            st.session_state["ask_reader_unavailable"] = True
+            ASK_READER_UNAVAILABLE.set(True)
 st.title("Ask the book")
 work_id, chapters = pick_work_with_chapters()
 
@@ -30,17 +41,16 @@ work_id, chapters = pick_work_with_chapters()
 def open_in_reader(chapter: int, text: str) -> None:
     """Button callback: the reader opens at the chapter with the cited passage highlighted."""
     select_work(work_id)
-    st.session_state["read_chapter"] = chapter
-    st.session_state["read_highlight"] = qa_service.reader_anchor(store, work_id, chapter, text)
-    st.session_state["ask_open_reader"] = True
+    READ_CHAPTER.set(chapter)
+    READ_HIGHLIGHT.set(qa_service.reader_anchor(store, work_id, chapter, text))
+    ASK_OPEN_READER.set(True)
 
 
 def open_in_graph(graph: dict, question: str, upto: int) -> None:
     """Button callback: the Graph page opens as of the reader's chapter, drawing only the subgraph graph mode used."""
     select_work(work_id)
-    st.session_state["kg_highlight"] = {"work_id": work_id, "question": question, "upto": upto, "fresh": True,
-                                        "entity_ids": [e["entity_id"] for e in graph["entities"]]}
-    st.session_state["ask_open_graph"] = True
+    KG_HIGHLIGHT.set(GraphHighlight(work_id, question, upto, tuple(e["entity_id"] for e in graph["entities"])))
+    ASK_OPEN_GRAPH.set(True)
 
 
 def reader_link(label: str, chapter: int) -> None:
@@ -52,7 +62,7 @@ def reader_link(label: str, chapter: int) -> None:
 
 
 last = chapters[-1].index
-reading = min(int(st.session_state.get("read_chapter", last)), last)  # where the Read page left off
+reading = min(READ_CHAPTER.get() or last, last)  # where the Read page left off
 with st.form("ask_form"):
     question = st.text_input("Question", key="ask_question", placeholder="e.g. Why does Scrooge fear the future?")
     left, middle, right = st.columns([2, 3, 1])
@@ -90,14 +100,15 @@ if asked and question.strip():
                 qa_service.attach_meaning_vectors(store, qa_service.load_corpus(store, work_id),
                                                   on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
             result = qa_service.ask(store, work_id, question, params, dry_run=dry_run)
-            st.session_state["ask_result"] = result.as_dict() | {"work_id": work_id}
+            ASKED.set(Asked(work_id, result))
             status.update(label="Done", state="complete")
         except (LLMError, ValueError, LookupError) as exc:
             status.update(label="Could not answer", state="error", expanded=True)  # the reason must be seen
             st.error(plain(str(exc)))
 
-result = st.session_state.get("ask_result")
-if result and result["work_id"] == work_id:
+answered = ASKED.get()
+if answered and answered.work_id == work_id:
+    result = answered.result.as_dict()  # the answer's view: what the tables below show
     st.subheader("Answer", anchor=False)
     if result["answer"] is None:
         st.info("Prompt only: no model was asked. The prompt is in the inspector below.")
@@ -122,7 +133,7 @@ if result and result["work_id"] == work_id:
     for note in result["notes"]:
         st.caption(plain(note))
     st.markdown(f"**Sources** (up to chapter {result['upto']})")
-    if st.session_state.pop("ask_reader_unavailable", False):
+    if ASK_READER_UNAVAILABLE.pop():
         st.caption("The reader opens from the app's navigation; use the chapter links here.")
     for i, c in enumerate(result["citations"]):
         with st.container(border=True):

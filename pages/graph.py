@@ -3,6 +3,7 @@ neighbourhood), node details opened by a click, corrections, a relationship time
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
@@ -13,6 +14,18 @@ from pages._graph_component import graph_view
 from pages._graph_sections import build_section, details_section, timeline_section
 from pages._jobs import job_panel
 from pages._shared import get_store, work_picker
+from pages._state import (
+    KG_AS_OF,
+    KG_DRAWING,
+    KG_EXPORT_FORMAT,
+    KG_HIGHLIGHT,
+    KG_ISOLATED,
+    KG_OPEN_NODE,
+    KG_PLAY,
+    KG_SLIDER_END,
+    KG_STEP,
+    kg_details,
+)
 
 store = get_store()
 st.title("Graph")
@@ -36,38 +49,39 @@ data = graph_data(work_id, kg_views.graph_version(store, work_id))
 last = max(data.chapters, 1)
 # The slider follows the graph's last chapter as a build adds chapters (or another work is opened) unless the user
 # moved it back: it sat at chapter 1 after a build whose first chapters were drawn while it ran.
-ended = st.session_state.get("kg_slider_end")  # (work, last chapter) when the slider was last put at the end
+ended = KG_SLIDER_END.get()  # (work, last chapter) when the slider was last put at the end
 if ended != (work_id, last):
-    if ended is None or ended[0] != work_id or int(st.session_state.get("kg_as_of", last)) >= ended[1]:
-        st.session_state["kg_as_of"] = last
-    st.session_state["kg_slider_end"] = (work_id, last)
-if st.session_state.pop("kg_step", False) and st.session_state.get("kg_play"):  # Play's next frame: move the
-    st.session_state["kg_as_of"] = min(int(st.session_state.get("kg_as_of", 1)) + 1, last)  # slider before it exists
-if st.session_state.get("kg_play") and int(st.session_state.get("kg_as_of", last)) >= last:
-    st.session_state["kg_play"] = False  # this is the last frame
-if int(st.session_state.get("kg_as_of", last)) > last or "kg_as_of" not in st.session_state:
-    st.session_state["kg_as_of"] = last  # the slider's value lives in session state (Play moves it)
-highlight = st.session_state.get("kg_highlight")  # set by Ask's "Show in graph": the subgraph an answer walked
-if highlight and highlight.get("work_id") == work_id:
-    if highlight.pop("fresh", False):  # arriving from Ask: the graph as of the reader's chapter, never later
-        st.session_state["kg_as_of"] = min(int(highlight["upto"]), last)
+    if ended is None or ended[0] != work_id or (KG_AS_OF.get() or last) >= ended[1]:
+        KG_AS_OF.set(last)
+    KG_SLIDER_END.set((work_id, last))
+if KG_STEP.pop() and KG_PLAY.get():  # Play's next frame: move the slider before it exists
+    KG_AS_OF.set(min((KG_AS_OF.get() or 1) + 1, last))
+if KG_PLAY.get() and (KG_AS_OF.get() or last) >= last:
+    KG_PLAY.set(False)  # this is the last frame
+if not KG_AS_OF.is_set() or (KG_AS_OF.get() or last) > last:
+    KG_AS_OF.set(last)  # the slider's value lives in session state (Play moves it)
+highlight = KG_HIGHLIGHT.get()  # set by Ask's "Show in graph": the subgraph an answer walked
+if highlight and highlight.work_id == work_id:
+    if highlight.fresh:  # arriving from Ask: the graph as of the reader's chapter, never later
+        KG_AS_OF.set(min(highlight.upto, last))
+        KG_HIGHLIGHT.set(replace(highlight, fresh=False))
 else:
     highlight = None
 
 
 def toggle_play() -> None:
     """A button callback (runs before the rerun, when widget state may still be set): start over at the end."""
-    st.session_state["kg_play"] = not st.session_state.get("kg_play", False)
-    if st.session_state["kg_play"] and int(st.session_state.get("kg_as_of", last)) >= last:
-        st.session_state["kg_as_of"] = 1
+    KG_PLAY.set(not KG_PLAY.get())
+    if KG_PLAY.get() and (KG_AS_OF.get() or last) >= last:
+        KG_AS_OF.set(1)
 
 
 as_of = 1
 if last > 1:  # a one-chapter work has nothing to step through
     top = st.columns([6, 1])
-    as_of = top[0].slider("Graph as of chapter", 1, last, key="kg_as_of",
+    as_of = top[0].slider("Graph as of chapter", 1, last, key=KG_AS_OF.key,
                           help="Nothing from later chapters is shown.")
-    top[1].button("⏸ Pause" if st.session_state.get("kg_play") else "▶ Play", key="kg_play_button",
+    top[1].button("⏸ Pause" if KG_PLAY.get() else "▶ Play", key="kg_play_button",
                   on_click=toggle_play)
 
 MODE_LABELS = {"characters": "Characters", "all": "All entities", "ego": "Around one entity"}
@@ -95,14 +109,13 @@ edge_labels = c4.checkbox("Edge labels", key="kg_edge_labels", help="The most fr
 search = c5.text_input("Search an entity", key="kg_search", placeholder="e.g. Lizzy", disabled=mode == "ego")
 if highlight:
     note, clear = st.columns([5, 1])
-    note.info(f"Showing the {len(highlight['entity_ids'])} entities that graph mode walked for "
-              f"“{highlight['question']}” and the relationships among them.")
-    clear.button("Show the whole graph", key="kg_clear_highlight",
-                 on_click=lambda: st.session_state.pop("kg_highlight", None))
+    note.info(f"Showing the {len(highlight.entity_ids)} entities that graph mode walked for "
+              f"“{highlight.question}” and the relationships among them.")
+    clear.button("Show the whole graph", key="kg_clear_highlight", on_click=KG_HIGHLIGHT.pop)
 params = kg_views.ViewParams(as_of=as_of, mode=mode, types=tuple(types), min_mentions=int(min_mentions), prune=prune,
                              search="" if mode == "ego" else search, top_n=int(top_n), radius=int(radius),
                              top_characters=int(top_characters), center=center,
-                             highlight=tuple(highlight["entity_ids"]) if highlight else ())
+                             highlight=highlight.entity_ids if highlight else ())
 view = kg_views.build_view(data, params)
 if search and mode != "ego" and not view.focus:
     st.warning("No entity matches that search in these chapters.")
@@ -111,49 +124,49 @@ st.caption(view.summary)
 choices = kg_views.node_choices(view)
 ids = [c[0] for c in choices]
 labels = dict(choices)
-details_key = f"kg_node_{view.focus}"  # a new search focuses the details on its match
-if (opened := st.session_state.pop("kg_open_node", None)) in ids:  # a click in the drawing or the list
-    st.session_state[details_key] = opened
-elif ids and st.session_state.get(details_key) not in ids:
-    st.session_state[details_key] = view.focus if view.focus in ids else ids[0]
+details = kg_details(view.focus)  # a new search focuses the details on its match
+if (opened := KG_OPEN_NODE.pop()) in ids:  # a click in the drawing or the list
+    details.set(opened)
+elif ids and details.get() not in ids:
+    details.set(view.focus if view.focus in ids else ids[0])
 
 
 def open_clicked() -> None:
-    st.session_state["kg_open_node"] = (st.session_state.get("kg_graph") or {}).get("node")
+    KG_OPEN_NODE.set((KG_DRAWING.get() or {}).get("node"))
 
 
 def open_listed(isolated: list[str]) -> None:
-    rows = st.session_state["kg_isolated"].selection.rows
-    st.session_state["kg_open_node"] = isolated[rows[0]] if rows else None
+    rows = KG_ISOLATED.get().selection.rows
+    KG_OPEN_NODE.set(isolated[rows[0]] if rows else None)
 
 
 drawing, beside = st.columns([4, 1]) if view.isolated else (st.container(), None)
 with drawing:
-    graph_view(kg_views.view_payload(view, edge_labels, st.session_state.get(details_key)), height=600,
-               key="kg_graph", on_click=open_clicked)
+    graph_view(kg_views.view_payload(view, edge_labels, details.get()), height=600,
+               key=KG_DRAWING.key, on_click=open_clicked)
 if beside is not None:
     beside.caption(f"Related to no one shown ({len(view.isolated)}): click one for its details")
     beside.dataframe(kg_views.isolated_rows(view), hide_index=True, height=min(560, 35 * len(view.isolated) + 40),
-                     key="kg_isolated",
+                     key=KG_ISOLATED.key,
                      on_select=lambda: open_listed(view.isolated), selection_mode="single-row")
 
 if ids:
-    details_section(store, work_id, view, ids, labels, details_key)
+    details_section(store, work_id, view, ids, labels, details.key)
 
 timeline_section(view)
 
 fmt_col, button_col = st.columns([1, 3])
 # Re-assert the choice each run: after a work without a graph (no box drawn) the box came back showing "json"
 # while its state, and so the download, was still the format chosen before.
-st.session_state["kg_export_format"] = st.session_state.get("kg_export_format", "json")
-fmt = fmt_col.selectbox("Export format", list(FORMATS), key="kg_export_format",
+KG_EXPORT_FORMAT.set(KG_EXPORT_FORMAT.get())
+fmt = fmt_col.selectbox("Export format", list(FORMATS), key=KG_EXPORT_FORMAT.key,
                         help="The whole graph as of this chapter (filters do not apply).")
 title = store.get_work(work_id).title
 file_name, mime = kg_views.export_filename(view, fmt, title)
 button_col.download_button(f"Download {file_name}", data=lambda: kg_views.export_view(view, fmt, title)[0],
                            file_name=file_name, mime=mime, key="kg_download")
 
-if st.session_state.get("kg_play"):
+if KG_PLAY.get():
     time.sleep(0.8)
-    st.session_state["kg_step"] = True
+    KG_STEP.set(True)
     st.rerun()

@@ -152,7 +152,7 @@ def test_an_answer_the_cited_passages_do_not_support_is_marked(reply_with) -> No
     assert "Not supported by the cited passages:** The Yeehats stole Buck in the Klondike\\." in captions
     assert "not in them: Yeehats, stole, Buck, Klondike" in captions
     assert "Best-matching source sentence (chapter" in captions  # still the closest sentence, to compare
-    assert at.session_state["ask_result"]["support"]["supported"] is False
+    assert at.session_state["ask_result"].result.support.supported is False
 
 
 def test_a_supported_answer_shows_its_source_sentence(reply_with) -> None:  # noqa: ANN001
@@ -180,19 +180,19 @@ def test_graph_mode_shows_its_walk_and_opens_it_on_the_graph_page(answering: lis
     at.checkbox(key="ask_dry_run").check()
     at.button(key="ask_submit").click().run()
     assert not at.exception, at.exception
-    graph = at.session_state["ask_result"]["graph"]
+    graph = at.session_state["ask_result"].result.as_dict()["graph"]
     assert any(s["label"].endswith("Marley") and s["how"] == "named" for s in graph["seeds"])
     assert "Graph walk" in _markdown(at) and "Subgraph used" in _markdown(at)
     seeds = at.dataframe[0].value
     assert {"label", "how", "weight"} <= set(seeds.columns)
     at.button(key="ask_show_graph").click().run()
     highlight = at.session_state["kg_highlight"]
-    assert highlight["work_id"] == work_id and highlight["upto"] == 2
-    assert set(highlight["entity_ids"]) == {e["entity_id"] for e in graph["entities"]}
+    assert highlight.work_id == work_id and highlight.upto == 2 and highlight.fresh
+    assert set(highlight.entity_ids) == {e["entity_id"] for e in graph["entities"]}
     # the Graph page draws only that subgraph, as of the reader's chapter, and can go back to the whole graph
     graph_page = AppTest.from_file(page("graph.py"), default_timeout=120)
     graph_page.session_state["work_id"] = work_id
-    graph_page.session_state["kg_highlight"] = dict(highlight)
+    graph_page.session_state["kg_highlight"] = highlight
     graph_page.run()
     assert not graph_page.exception, graph_page.exception
     assert graph_page.session_state["kg_as_of"] == 2

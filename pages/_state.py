@@ -1,0 +1,128 @@
+"""Typed page state: every value a page keeps in st.session_state, one typed slot each, and the objects stored there.
+
+    READ_CHAPTER.set(3); READ_CHAPTER.get()           # int | None: where the reader is (Read, Ask, Library, Home)
+    ASKED.set(Asked(work_id, result))                  # the last answer: the QAResult object, not its dict view
+    if (shown := CONTINUATION.get()): shown.result.text
+
+A slot's key is its session-state key, so a widget created with `key=SLOT.key` is read back through the slot, and
+tests set state under the same names. Pages never index st.session_state with a string of their own.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
+
+import streamlit as st
+
+from core.services.qa_service import QAResult
+from core.services.write_service import Continuation
+
+T = TypeVar("T")
+
+
+class Slot(Generic[T]):
+    """One session-state entry of type T, `default` while unset."""
+
+    def __init__(self, key: str, default: T) -> None:
+        self.key = key
+        self.default = default
+
+    def get(self) -> T:
+        return cast(T, st.session_state.get(self.key, self.default))
+
+    def set(self, value: T) -> None:
+        st.session_state[self.key] = value
+
+    def pop(self) -> T:
+        """The value (or the default), and the entry gone: a one-shot message between reruns or pages."""
+        return cast(T, st.session_state.pop(self.key, self.default))
+
+    def is_set(self) -> bool:
+        return self.key in st.session_state
+
+
+# ---- objects kept in state ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Asked:
+    """Ask's last answer and the work it was about."""
+
+    work_id: int
+    result: QAResult
+
+
+@dataclass(frozen=True)
+class GraphHighlight:
+    """Ask's "Show in graph": the subgraph graph mode walked for a question, drawn as of the reader's chapter.
+    `fresh` until the Graph page has moved its slider there once."""
+
+    work_id: int
+    question: str
+    upto: int
+    entity_ids: tuple[int, ...]
+    fresh: bool = True
+
+
+@dataclass(frozen=True)
+class ShownContinuation:
+    """The continuation the Write page shows: the service's result, or what came before a run was stopped."""
+
+    result: Continuation
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class PendingImport:
+    """A file already in the library, kept while the user chooses: open that work, import a copy, or cancel."""
+
+    name: str
+    data: bytes
+    title: str | None
+    existing_id: int
+
+
+@dataclass(frozen=True)
+class PendingDelete:
+    work_id: int
+    title: str
+
+
+# ---- the slots -----------------------------------------------------------------------------------------------------
+
+WORK_ID: Slot[int | None] = Slot("work_id", None)                 # the work open on every page
+WORK_PICKED: Slot[int | None] = Slot("_work_picked", None)       # chosen by code: the next picker shows it
+
+READ_CHAPTER: Slot[int | None] = Slot("read_chapter", None)
+READ_HIGHLIGHT: Slot[str | None] = Slot("read_highlight", None)  # a cited passage's first words, to highlight
+READ_SCROLL_TOP: Slot[bool] = Slot("read_scroll_top", False)
+READ_SCROLL_NONCE: Slot[int] = Slot("read_scroll_nonce", 0)
+READ_EDITING: Slot[bool] = Slot("read_editing", False)
+READ_EDIT_ERROR: Slot[str | None] = Slot("read_edit_error", None)
+READ_EDIT_SAVED: Slot[str | None] = Slot("read_edit_saved", None)
+
+ASKED: Slot[Asked | None] = Slot("ask_result", None)
+ASK_OPEN_READER: Slot[bool] = Slot("ask_open_reader", False)
+ASK_OPEN_GRAPH: Slot[bool] = Slot("ask_open_graph", False)
+ASK_READER_UNAVAILABLE: Slot[bool] = Slot("ask_reader_unavailable", False)
+
+KG_HIGHLIGHT: Slot[GraphHighlight | None] = Slot("kg_highlight", None)
+KG_AS_OF: Slot[int | None] = Slot("kg_as_of", None)                      # the chapter slider
+KG_SLIDER_END: Slot[tuple[int, int] | None] = Slot("kg_slider_end", None)  # (work, last chapter) it was put at
+KG_PLAY: Slot[bool] = Slot("kg_play", False)
+KG_STEP: Slot[bool] = Slot("kg_step", False)                              # Play's next frame is due
+KG_OPEN_NODE: Slot[str | None] = Slot("kg_open_node", None)               # clicked in the drawing or the list
+KG_DRAWING: Slot[dict[str, Any] | None] = Slot("kg_graph", None)          # the drawing's value: {"node": id}
+KG_ISOLATED: Slot[Any] = Slot("kg_isolated", None)                       # the isolated entities' table selection
+KG_EXPORT_FORMAT: Slot[str] = Slot("kg_export_format", "json")
+
+
+def kg_details(focus: str | None) -> Slot[str | None]:
+    """The entity whose details are open, per search focus (a new search focuses the details on its match)."""
+    return Slot(f"kg_node_{focus}", None)
+
+CONTINUATION: Slot[ShownContinuation | None] = Slot("cont_result", None)
+
+LIBRARY_OPEN_IMPORT: Slot[bool] = Slot("library_open_import", False)
+PENDING_IMPORT: Slot[PendingImport | None] = Slot("pending_import", None)
+PENDING_DELETE: Slot[PendingDelete | None] = Slot("pending_delete", None)
+WRITE_OPEN_START: Slot[bool] = Slot("write_open_start", False)
