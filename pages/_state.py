@@ -40,6 +40,9 @@ class Slot(Generic[T]):
     def is_set(self) -> bool:
         return self.key in st.session_state
 
+    def clear(self) -> None:
+        st.session_state.pop(self.key, None)
+
 
 # ---- objects kept in state ---------------------------------------------------------------------------------------
 
@@ -99,6 +102,11 @@ READ_SCROLL_NONCE: Slot[int] = Slot("read_scroll_nonce", 0)
 READ_EDITING: Slot[bool] = Slot("read_editing", False)
 READ_EDIT_ERROR: Slot[str | None] = Slot("read_edit_error", None)
 READ_EDIT_SAVED: Slot[str | None] = Slot("read_edit_saved", None)
+
+
+def read_editor(work_id: int, index: int) -> tuple[Slot[str], Slot[tuple[int, str] | None]]:
+    """The chapter editor's text (its text area) and the (revision, text) it started from, per work and chapter."""
+    return Slot(f"read_edit_text_{work_id}_{index}", ""), Slot(f"read_edit_loaded_{work_id}_{index}", None)
 
 ASKED: Slot[Asked | None] = Slot("ask_result", None)
 ASK_OPEN_READER: Slot[bool] = Slot("ask_open_reader", False)

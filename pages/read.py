@@ -9,6 +9,17 @@ import streamlit as st
 from core.services.library import edit_chapter
 from core.store import NotFound, StaleRevision
 from pages._shared import get_store, plain, plain_with_italics, select_work, work_picker
+from pages._state import (
+    READ_CHAPTER,
+    READ_EDIT_ERROR,
+    READ_EDIT_SAVED,
+    READ_EDITING,
+    READ_HIGHLIGHT,
+    READ_SCROLL_NONCE,
+    READ_SCROLL_TOP,
+    Slot,
+    read_editor,
+)
 
 # A script of our own (no book text in it) that scrolls the page: to its top, or to the highlighted passage. The
 # nonce makes each request a new element, so its script runs again; Streamlit otherwise keeps the scroll position.
@@ -29,7 +40,8 @@ _SCROLL = """<script>/* {nonce} */
 
 def scroll_page(target: str | None = None) -> None:
     """Scroll to the element matching CSS `target`, or to the top of the page."""
-    nonce = st.session_state["read_scroll_nonce"] = st.session_state.get("read_scroll_nonce", 0) + 1
+    nonce = READ_SCROLL_NONCE.get() + 1
+    READ_SCROLL_NONCE.set(nonce)
     st.html(_SCROLL.format(nonce=nonce, target=json.dumps(target)), unsafe_allow_javascript=True)
 
 
@@ -38,7 +50,7 @@ params = st.query_params
 if "work" in params:
     try:
         select_work(int(params["work"]))
-        st.session_state["read_chapter"] = int(params.get("chapter", 1))
+        READ_CHAPTER.set(int(params.get("chapter", 1)))
     except ValueError:
         st.warning("The link names no valid work or chapter.")
     st.query_params.clear()
@@ -58,12 +70,12 @@ if not chapters:
 
 indices = [c.index for c in chapters]
 titles = {c.index: f"{c.index}. {c.title} ({c.word_count:,} words)" for c in chapters}
-wanted = st.session_state.get("read_chapter", indices[0])
+wanted = READ_CHAPTER.get() or indices[0]
 index = st.selectbox("Chapter", indices, index=indices.index(wanted) if wanted in indices else 0,
                      format_func=lambda i: titles[i])
-st.session_state["read_chapter"] = index
+READ_CHAPTER.set(index)
 chapter = store.get_chapter(work_id, index)
-if st.session_state.pop("read_scroll_top", False):  # "Next →" or "← Previous": the new chapter from its start
+if READ_SCROLL_TOP.pop():  # "Next →" or "← Previous": the new chapter from its start
     scroll_page()
 st.subheader(plain(chapter.title), anchor=False)
 st.caption(f"{chapter.word_count:,} words · {chapter.source.value} · revision {chapter.revision}")
@@ -81,58 +93,59 @@ if index > 1 and st.button("Recap", key="read_recap", icon=":material/history:",
             st.markdown("\n".join(f"- {plain(q['question'])}" for q in item.questions))
 
 
-def save_edit(work_id: int, index: int, text_key: str, loaded_key: str) -> None:
+def save_edit(work_id: int, index: int, text: Slot[str], loaded: Slot[tuple[int, str] | None]) -> None:
     """Save button callback. On success the editor closes; when the chapter was saved elsewhere meanwhile, nothing
     is saved and the user's text stays in the editor."""
-    revision = st.session_state[loaded_key][0]
+    started = loaded.get()
+    assert started is not None, "the editor's starting revision is kept from the moment it opens"
+    revision = started[0]
     try:
-        saved = edit_chapter(store, work_id, index, st.session_state[text_key], revision)
+        saved = edit_chapter(store, work_id, index, text.get(), revision)
     except StaleRevision:
         now = store.get_chapter(work_id, index).revision
-        st.session_state["read_edit_error"] = (
+        READ_EDIT_ERROR.set(
             f"Not saved: this chapter changed since you opened it (it is now revision {now}; you started from "
             f"revision {revision}). Your text is still in the editor: copy what you want to keep, then load the "
             "current text and apply your changes to it.")
     except NotFound:
-        st.session_state["read_edit_error"] = "Not saved: this chapter no longer exists."
+        READ_EDIT_ERROR.set("Not saved: this chapter no longer exists.")
     except ValueError as exc:
-        st.session_state["read_edit_error"] = f"Not saved: {exc}"
+        READ_EDIT_ERROR.set(f"Not saved: {exc}")
     else:
-        for key in (text_key, loaded_key, "read_edit_error"):
-            st.session_state.pop(key, None)
-        st.session_state["read_editing"] = False
-        st.session_state["read_edit_saved"] = (f"Saved as revision {saved.revision}; the earlier text stays in the "
-                                               "chapter's history. The graph and summaries redo this chapter when "
-                                               "next built.")
+        load_current(text, loaded)
+        READ_EDITING.set(False)
+        READ_EDIT_SAVED.set(f"Saved as revision {saved.revision}; the earlier text stays in the chapter's history. "
+                            "The graph and summaries redo this chapter when next built.")
 
 
-def load_current(text_key: str, loaded_key: str) -> None:
-    for key in (text_key, loaded_key, "read_edit_error"):
-        st.session_state.pop(key, None)
+def load_current(text: Slot[str], loaded: Slot[tuple[int, str] | None]) -> None:
+    for slot in (text, loaded, READ_EDIT_ERROR):
+        slot.clear()
 
 
-if saved_note := st.session_state.pop("read_edit_saved", None):
+if saved_note := READ_EDIT_SAVED.pop():
     st.success(saved_note)
-if st.toggle("Edit chapter", key="read_editing", help="Change this chapter's text; every revision is kept"):
-    text_key, loaded_key = f"read_edit_text_{work_id}_{index}", f"read_edit_loaded_{work_id}_{index}"
-    loaded = st.session_state.get(loaded_key)  # (revision, text) the editor started from
-    if (text_key not in st.session_state or loaded is None
-            or (loaded[0] != chapter.revision and st.session_state[text_key] == loaded[1])):  # nothing typed yet
-        st.session_state[text_key] = chapter.text
-        st.session_state[loaded_key] = loaded = (chapter.revision, chapter.text)
-    if error := st.session_state.pop("read_edit_error", None):
+if st.toggle("Edit chapter", key=READ_EDITING.key, help="Change this chapter's text; every revision is kept"):
+    text, started = read_editor(work_id, index)
+    loaded = started.get()  # (revision, text) the editor started from
+    if (not text.is_set() or loaded is None
+            or (loaded[0] != chapter.revision and text.get() == loaded[1])):  # nothing typed yet
+        text.set(chapter.text)
+        loaded = (chapter.revision, chapter.text)
+        started.set(loaded)
+    if error := READ_EDIT_ERROR.pop():
         st.error(plain(error))
     elif loaded[0] != chapter.revision:
         st.warning(f"This chapter was saved elsewhere since you started editing (now revision {chapter.revision}, "
                    f"you started from {loaded[0]}); saving your text would be refused.")
-    st.text_area("Chapter text", key=text_key, height=420)
+    st.text_area("Chapter text", key=text.key, height=420)
     save_col, reload_col, _ = st.columns([1, 2, 3])
     save_col.button("Save", type="primary", key="read_edit_save", on_click=save_edit,
-                    args=(work_id, index, text_key, loaded_key))
+                    args=(work_id, index, text, started))
     reload_col.button("Load the current text", key="read_edit_reload", on_click=load_current,
-                      args=(text_key, loaded_key), help="Discard your changes in the editor")
+                      args=(text, started), help="Discard your changes in the editor")
 else:
-    highlight = st.session_state.pop("read_highlight", None)
+    highlight = READ_HIGHLIGHT.pop()
     for paragraph in chapter.text.split("\n\n"):
         shown = plain_with_italics(" ".join(paragraph.split()))
         if highlight and highlight in paragraph:
@@ -145,8 +158,10 @@ else:
 prev_col, _, next_col = st.columns([1, 4, 1])
 position = indices.index(index)
 if prev_col.button("← Previous", disabled=position == 0, key="prev_chapter"):
-    st.session_state.update(read_chapter=indices[position - 1], read_scroll_top=True)
+    READ_CHAPTER.set(indices[position - 1])
+    READ_SCROLL_TOP.set(True)
     st.rerun()
 if next_col.button("Next →", disabled=position == len(indices) - 1, key="next_chapter"):
-    st.session_state.update(read_chapter=indices[position + 1], read_scroll_top=True)
+    READ_CHAPTER.set(indices[position + 1])
+    READ_SCROLL_TOP.set(True)
     st.rerun()
