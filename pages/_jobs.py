@@ -14,6 +14,7 @@ import streamlit as st
 from core.services import background
 from core.store import NotFound
 from pages._shared import plain
+from pages._state import job_seen_busy
 
 POLL_S = 2.0
 RUNNING = {"kg_build": "Building the graph", "narco": "Connecting passages", "summaries": "Writing summaries",
@@ -33,12 +34,8 @@ def start_job(store: Any, work_id: int, kind: str, params: dict[str, Any]) -> No
     except (background.JobRefused, NotFound) as exc:
         st.error(plain(str(exc)))
         return
-    st.session_state[_seen(work_id)] = True
+    job_seen_busy(work_id).set(True)
     st.rerun()
-
-
-def _seen(work_id: int) -> str:
-    return f"_job_busy_{work_id}"
 
 
 def job_panel(store: Any, work_id: int, kinds: tuple[str, ...]) -> background.TaskView:
@@ -49,10 +46,11 @@ def job_panel(store: Any, work_id: int, kinds: tuple[str, ...]) -> background.Ta
     @st.fragment(run_every=POLL_S if view.busy else None)
     def panel() -> None:
         now = background.task_view(store, work_id)
-        if st.session_state.get(_seen(work_id)) and not now.busy:  # it ended since the last poll: redraw the page
-            st.session_state[_seen(work_id)] = False
+        seen = job_seen_busy(work_id)
+        if seen.get() and not now.busy:  # it ended since the last poll: redraw the page
+            seen.set(False)
             st.rerun()
-        st.session_state[_seen(work_id)] = now.busy
+        seen.set(now.busy)
         _render(store, work_id, now, kinds)
 
     panel()
@@ -118,5 +116,5 @@ def _resume_button(store: Any, work_id: int) -> None:
         except (background.JobRefused, NotFound) as exc:
             st.error(plain(str(exc)))
             return
-        st.session_state[_seen(work_id)] = True
+        job_seen_busy(work_id).set(True)
         st.rerun()

@@ -134,3 +134,9 @@ LIBRARY_OPEN_IMPORT: Slot[bool] = Slot("library_open_import", False)
 PENDING_IMPORT: Slot[PendingImport | None] = Slot("pending_import", None)
 PENDING_DELETE: Slot[PendingDelete | None] = Slot("pending_delete", None)
 WRITE_OPEN_START: Slot[bool] = Slot("write_open_start", False)
+PRICE_TABLE: Slot[Any] = Slot("price_table", None)                       # Settings' price grid (its edits)
+
+
+def job_seen_busy(work_id: int) -> Slot[bool]:
+    """Whether the job panel last saw the work's job running (a job that ended since redraws the page)."""
+    return Slot(f"_job_busy_{work_id}", False)

@@ -7,6 +7,7 @@ import streamlit as st
 from core.config import get_settings
 from core.services import library, llm_service
 from pages._shared import get_store, select_work
+from pages._state import LIBRARY_OPEN_IMPORT, READ_CHAPTER, WRITE_OPEN_START
 
 store = get_store()
 st.title("Fabula")
@@ -26,21 +27,21 @@ with sample_col.container(border=True, height="stretch"):
     if st.button("Open A Christmas Carol", key="home_sample", type="primary", icon=":material/menu_book:"):
         sample = library.sample_work(store, restore=True)
         select_work(sample.id)
-        st.session_state["read_chapter"] = 1
+        READ_CHAPTER.set(1)
         st.switch_page("pages/read.py")
 with import_col.container(border=True, height="stretch"):
     st.markdown("**Import a book**")
     st.caption(f"A .txt, .md, .epub, Word .docx or text .pdf file of up to {get_settings().max_upload_mb} MB; "
                "chapters are found from its headings.")
     if st.button("Import a book", key="home_import", icon=":material/upload_file:"):
-        st.session_state["library_open_import"] = True
+        LIBRARY_OPEN_IMPORT.set(True)
         st.switch_page("pages/library.py")
 with story_col.container(border=True, height="stretch"):
     st.markdown("**Start a story**")
     st.caption("Choose a premise (or write your own) and an arc; Fabula plans and writes it chapter by chapter "
                "with you, and you edit or write any chapter yourself.")
     if st.button("Start a story", key="home_story", icon=":material/edit_note:"):
-        st.session_state["write_open_start"] = True
+        WRITE_OPEN_START.set(True)
         st.switch_page("pages/write.py")
 
 st.subheader("What the embedded models can do", anchor=False)

@@ -8,6 +8,15 @@ from core.ingest import IngestError
 from core.services import library
 from core.store import NotFound
 from pages._shared import get_store, plain, select_work
+from pages._state import (
+    LIBRARY_OPEN_IMPORT,
+    PENDING_DELETE,
+    PENDING_IMPORT,
+    READ_CHAPTER,
+    WORK_ID,
+    PendingDelete,
+    PendingImport,
+)
 
 store = get_store()
 st.title("Library")
@@ -22,7 +31,7 @@ def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> N
                                        on_progress=lambda d, t, m: bar.progress(d / t, text=m))
         except library.AlreadyInLibrary as exc:  # the same file: the user chooses below
             status.update(label="This file is already in the library", state="complete", expanded=False)
-            st.session_state["pending_import"] = (name, data, title, exc.existing.id)
+            PENDING_IMPORT.set(PendingImport(name, data, title, exc.existing.id))
         except IngestError as exc:
             status.update(label="Import failed: nothing was saved", state="error", expanded=True)
             st.error(plain(str(exc)))
@@ -33,7 +42,7 @@ def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> N
 
 
 with st.expander("Import a book (.txt, .md, .epub, .docx or .pdf)",
-                 expanded=st.session_state.get("library_open_import", False) or not store.list_works()):
+                 expanded=LIBRARY_OPEN_IMPORT.get() or not store.list_works()):
     with st.form("import", clear_on_submit=True):
         upload = st.file_uploader("Book file", type=["txt", "md", "markdown", "epub", "docx", "pdf"],
                                   max_upload_size=get_settings().max_upload_mb)  # what it says is what import takes
@@ -47,12 +56,12 @@ with st.expander("Import a book (.txt, .md, .epub, .docx or .pdf)",
             run_import(upload.name, upload.getvalue(), title or None, allow_copy=False)
 
 # The same file imported twice: open the work already there, import a copy, or cancel.
-if pending := st.session_state.get("pending_import"):
-    name, data, pending_title, existing_id = pending
+if pending := PENDING_IMPORT.get():
+    name, data, pending_title = pending.name, pending.data, pending.title
     try:
-        existing = store.get_work(existing_id)
+        existing = store.get_work(pending.existing_id)
     except NotFound:  # deleted since: nothing to choose between
-        del st.session_state["pending_import"]
+        PENDING_IMPORT.clear()
         run_import(name, data, pending_title, allow_copy=True)
     else:
         box = st.empty()
@@ -65,11 +74,11 @@ if pending := st.session_state.get("pending_import"):
             copied = copy_col.button("Import a copy", key="duplicate_copy")
             cancelled = cancel_col.button("Cancel", key="duplicate_cancel")
         if opened or copied or cancelled:
-            del st.session_state["pending_import"]
+            PENDING_IMPORT.clear()
             box.empty()
         if opened:
             select_work(existing.id)
-            st.session_state["read_chapter"] = 1
+            READ_CHAPTER.set(1)
             st.switch_page("pages/read.py")
         elif copied:
             run_import(name, data, pending_title, allow_copy=True)
@@ -89,7 +98,7 @@ with st.expander("Start a new story"):
 
 
 def _forget_pending_delete() -> None:
-    st.session_state.pop("pending_delete", None)
+    PENDING_DELETE.clear()
 
 
 @st.dialog("Delete this work?", on_dismiss=_forget_pending_delete)
@@ -102,7 +111,7 @@ def confirm_delete(work_id: int, title: str) -> None:
             store.delete_work(work_id)
         except NotFound:
             pass
-        st.session_state.pop("work_id", None)
+        WORK_ID.clear()
         _forget_pending_delete()
         st.rerun()
     if right.button("Cancel", key="cancel_delete"):
@@ -121,7 +130,7 @@ for work in works:
         read_col, rename_col, delete_col = st.columns([1, 2, 1])
         if read_col.button("Open", key=f"open_{work.id}", disabled=work.chapter_count == 0):
             select_work(work.id)
-            st.session_state["read_chapter"] = 1
+            READ_CHAPTER.set(1)
             st.switch_page("pages/read.py")
         with rename_col.popover("Rename"):
             new_title = st.text_input("New title", value=work.title, key=f"title_{work.id}")
@@ -133,8 +142,8 @@ for work in works:
                 else:
                     st.rerun()
         if delete_col.button("Delete", key=f"delete_{work.id}"):
-            st.session_state["pending_delete"] = (work.id, work.title)
+            PENDING_DELETE.set(PendingDelete(work.id, work.title))
 
 # The dialog is drawn on every run while a delete is pending, so its buttons work on the run they trigger.
-if "pending_delete" in st.session_state:
-    confirm_delete(*st.session_state["pending_delete"])
+if doomed := PENDING_DELETE.get():
+    confirm_delete(doomed.work_id, doomed.title)

@@ -7,6 +7,7 @@ import streamlit as st
 from core.llm import LLMError
 from core.services import llm_service
 from pages._shared import get_store, plain
+from pages._state import PRICE_TABLE
 
 store = get_store()
 st.title("Settings")
@@ -91,7 +92,7 @@ st.subheader("Prices")
 st.caption("USD per million tokens, used for the estimate before a long job and the tally after it. Local models "
            "are free; a model missing here shows as “unknown price”. Defaults are 2025 list prices: check yours.")
 edited = st.data_editor(pd.DataFrame(llm_service.price_table_rows(store)), num_rows="dynamic", hide_index=True,
-                        key="price_table", width="stretch",
+                        key=PRICE_TABLE.key, width="stretch",
                         column_config={"model": st.column_config.TextColumn("PROVIDER:MODEL", required=True),
                                        "input_per_1m": st.column_config.NumberColumn("Input $/1M", min_value=0.0),
                                        "output_per_1m": st.column_config.NumberColumn("Output $/1M", min_value=0.0)})
@@ -105,5 +106,5 @@ if save_col.button("Save prices"):
         st.success("Prices saved.")
 if reset_col.button("Restore default prices"):
     llm_service.reset_price_table(store)
-    st.session_state.pop("price_table", None)
+    PRICE_TABLE.clear()
     st.rerun()
