@@ -129,6 +129,13 @@ def kg_details(focus: str | None) -> Slot[str | None]:
     return Slot(f"kg_node_{focus}", None)
 
 CONTINUATION: Slot[ShownContinuation | None] = Slot("cont_result", None)
+CONT_PARTIAL: Slot[str] = Slot("cont_partial", "")                       # the text streamed so far
+CONT_TEXT: Slot[str] = Slot("cont_text", "")                             # the text to continue (its text area)
+CONT_LOADED: Slot[tuple[int, int, int] | None] = Slot("cont_loaded", None)  # (work, chapter, revision) in it
+WRITE_DRAFT: Slot[str | None] = Slot("write_draft", None)                # the chapter draft being edited
+WRITE_DRAFT_ID: Slot[int | None] = Slot("write_draft_id", None)          # the stored draft it came from
+WRITE_TEXT: Slot[str] = Slot("write_text", "")                           # the draft's text area
+WRITE_FINAL: Slot[bool] = Slot("write_final", False)                     # "This is the final chapter"
 
 LIBRARY_OPEN_IMPORT: Slot[bool] = Slot("library_open_import", False)
 PENDING_IMPORT: Slot[PendingImport | None] = Slot("pending_import", None)

@@ -12,10 +12,23 @@ from core.write.kid import VARIANTS, KidParams
 from core.services.background_jobs import saved_draft
 from pages._jobs import job_panel, start_job
 from pages._shared import get_store, plain, select_work, work_picker
+from pages._state import (
+    CONT_LOADED,
+    CONT_PARTIAL,
+    CONT_TEXT,
+    CONTINUATION,
+    WRITE_DRAFT,
+    WRITE_DRAFT_ID,
+    WRITE_FINAL,
+    WRITE_OPEN_START,
+    WRITE_TEXT,
+    ShownContinuation,
+    Slot,
+)
 
 store = get_store()
 st.title("Write")
-with st.expander("Start a story", expanded=st.session_state.get("write_open_start", False) or not store.list_works()):
+with st.expander("Start a story", expanded=WRITE_OPEN_START.get() or not store.list_works()):
     with st.form("write_new", enter_to_submit=False):  # Enter in a box submitted it: two stories were made
         title = st.text_input("Title", key="new_title")
         choice = st.selectbox("Premise", ["My own", *PREMISES], index=1, key="new_premise")
@@ -59,13 +72,14 @@ def writer():  # noqa: ANN202 - a MeteredLLM for this work
     return llm_service.build_llm(store, "writing", work.settings.get("llm"), work_id=work_id)
 
 
-def streamed(call, key: str):  # noqa: ANN001, ANN202 - runs `call(on_piece)`, streaming into the page
-    box, stop, st.session_state[key] = st.empty(), st.empty(), ""
+def streamed(call, partial: Slot[str]):  # noqa: ANN001, ANN202 - runs `call(on_piece)`, streaming into the page
+    box, stop = st.empty(), st.empty()
+    partial.set("")
 
     def on_piece(piece: str) -> None:
-        st.session_state[key] += piece
-        box.markdown(plain(st.session_state[key]))
-    stop.button("Stop", key=f"{key}_stop")  # any click reruns the page, which ends this run; the partial text stays
+        partial.set(partial.get() + piece)
+        box.markdown(plain(partial.get()))
+    stop.button("Stop", key=f"{partial.key}_stop")  # a click reruns the page, ending this run; the partial text stays
     try:
         out = call(on_piece)
     except (LLMError, ValueError) as exc:
@@ -96,23 +110,25 @@ if story:
                    f"the chapter{' and the grapher' if est.calls > 1 else ''}: {est.label}")
     gen, regen = st.columns(2)
     go = gen.button("Generate next chapter", type="primary", key="write_next", disabled=state.finished or busy)
-    go = regen.button("Regenerate", key="write_regen", disabled="write_draft" not in st.session_state or busy) or go
+    go = regen.button("Regenerate", key="write_regen", disabled=not WRITE_DRAFT.is_set() or busy) or go
     if go:
         start_job(store, work_id, "story_chapter", {"temperature": decode.temperature, "max_tokens": decode.max_tokens})
     kept = saved_draft(store, work_id)  # the draft lives in the work until accepted: a reload or a tab keeps it
-    if kept and st.session_state.get("write_draft_id") != kept["id"]:  # a new draft: into the editor
-        st.session_state.update(write_draft=kept["text"], write_final=kept["final"], write_text=kept["text"],
-                                write_draft_id=kept["id"])
-    elif kept is None and st.session_state.pop("write_draft_id", None):  # accepted (here or in another tab)
-        for k in ("write_draft", "write_text"):
-            st.session_state.pop(k, None)
+    if kept and WRITE_DRAFT_ID.get() != kept["id"]:  # a new draft: into the editor
+        WRITE_DRAFT.set(kept["text"])
+        WRITE_FINAL.set(kept["final"])
+        WRITE_TEXT.set(kept["text"])
+        WRITE_DRAFT_ID.set(kept["id"])
+    elif kept is None and WRITE_DRAFT_ID.pop():  # accepted (here or in another tab)
+        WRITE_DRAFT.clear()
+        WRITE_TEXT.clear()
     if kept and kept["stopped"]:
         st.info("Stopped: the partial chapter is kept as a draft.")
-    if "write_draft" in st.session_state:
-        st.text_area("Draft (edit before accepting)", key="write_text", height=300)
-        final = st.checkbox("This is the final chapter", key="write_final")
+    if WRITE_DRAFT.is_set():
+        st.text_area("Draft (edit before accepting)", key=WRITE_TEXT.key, height=300)
+        final = st.checkbox("This is the final chapter", key=WRITE_FINAL.key)
         if st.button("Accept chapter", key="write_accept", disabled=busy):
-            start_job(store, work_id, "story_accept", {"text": st.session_state["write_text"], "final": final})
+            start_job(store, work_id, "story_accept", {"text": WRITE_TEXT.get(), "final": final})
     with st.expander("Write a chapter yourself"):
         own_title = st.text_input("Title", key="own_title")
         own_text = st.text_area("Chapter", key="own_text", height=200)
@@ -126,10 +142,11 @@ if chapters:
     st.subheader("Continue from the cursor", anchor=False)
     index = st.selectbox("Chapter", [c.index for c in chapters], index=len(chapters) - 1, key="cont_chapter")
     chapter = store.get_chapter(work_id, index)
-    if st.session_state.get("cont_loaded") != (work_id, index, chapter.revision):
-        st.session_state.update(cont_loaded=(work_id, index, chapter.revision), cont_text=chapter.text)
-        st.session_state.pop("cont_result", None)
-    st.text_area("Your text: everything here is kept; cut it where the continuation should start", key="cont_text",
+    if CONT_LOADED.get() != (work_id, index, chapter.revision):
+        CONT_LOADED.set((work_id, index, chapter.revision))
+        CONT_TEXT.set(chapter.text)
+        CONTINUATION.clear()
+    st.text_area("Your text: everything here is kept; cut it where the continuation should start", key=CONT_TEXT.key,
                  height=220)
     mode = st.radio("Mode", mode_names(), horizontal=True, key="cont_mode")
     kid = None
@@ -143,34 +160,34 @@ if chapters:
                         temperature=float(temperature), max_tokens=int(length))
     if st.button("Continue", key="cont_go"):
         params = ContinueParams(mode=mode, tokens=int(length), temperature=float(temperature), kid=kid)
-        result = streamed(lambda cb: ws.continue_work(store, work_id, params, writer(), chapter=index, on_piece=cb,
-                                                      text=st.session_state["cont_text"]), "cont_partial")
-        if result:
-            st.session_state["cont_result"] = result.as_dict() | {"overlay": result.overlay()}
-            st.session_state.pop("cont_partial", None)
-    if partial := st.session_state.pop("cont_partial", "").strip():  # stopped or failed midway: keep what came
-        st.session_state["cont_result"] = {"text": partial, "mode": mode, "facts": [], "seconds": 0.0, "notes": [],
-                                           "prompt": "(generation stopped before the end)", "partial": True}
-    result = st.session_state.get("cont_result")
-    if result and result.get("partial"):
+        done = streamed(lambda cb: ws.continue_work(store, work_id, params, writer(), chapter=index, on_piece=cb,
+                                                    text=CONT_TEXT.get()), CONT_PARTIAL)
+        if done:
+            CONTINUATION.set(ShownContinuation(done))
+            CONT_PARTIAL.clear()
+    if partial := CONT_PARTIAL.pop().strip():  # stopped or failed midway: keep what came
+        CONTINUATION.set(ShownContinuation(ws.Continuation(partial, mode, [], "(generation stopped before the end)",
+                                                           0.0, []), partial=True))
+    shown = CONTINUATION.get()
+    if shown and shown.partial:
         st.info("Generation stopped before the end: the partial continuation below can still be saved.")
-    if result and result.get("overlay"):
-        st.html(result["overlay"])  # every token html-escaped; hover a highlighted one for its fact
+    result = shown.result if shown else None
+    if result and (overlay := result.overlay()):
+        st.html(overlay)  # every token html-escaped; hover a highlighted one for its fact
     elif result:
-        st.markdown(plain(result["text"]) or "*(nothing generated)*")
+        st.markdown(plain(result.text) or "*(nothing generated)*")
     if result:  # every mode, KID included: its prompt, what was left out of it, and the save
-        for note in result.get("notes", []):
+        for note in result.notes:
             st.info(plain(note))
-        rate = f", {result['tokens_per_second']:.1f} tokens/s" if result.get("tokens_per_second") else ""
-        with st.expander(f"Prompt ({result['mode']}, {result['seconds']:.1f} s{rate})"):
-            st.code(result["prompt"], language=None, wrap_lines=True)
-            if result["facts"]:
-                st.dataframe(result["facts"], hide_index=True)
+        rate = f", {result.tokens_per_second:.1f} tokens/s" if result.tokens_per_second else ""
+        with st.expander(f"Prompt ({result.mode}, {result.seconds:.1f} s{rate})"):
+            st.code(result.prompt, language=None, wrap_lines=True)
+            if result.facts:
+                st.dataframe(result.facts, hide_index=True)
         if st.button("Save as a new revision", key="cont_save"):
             try:
-                ws.save_continuation(store, work_id, index, st.session_state["cont_text"], result["text"],
-                                     chapter.revision)
-                st.session_state.pop("cont_result")
+                ws.save_continuation(store, work_id, index, CONT_TEXT.get(), result.text, chapter.revision)
+                CONTINUATION.clear()
                 st.rerun()
             except StaleRevision as exc:
                 st.error(plain(str(exc)))

@@ -6,7 +6,10 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from core.llm import FakeLLM
+from core.services.write_service import Continuation
+from core.write.kid import Step
 from core.write.prompts import KG_HEADER
+from pages._state import ShownContinuation
 from tests.app.conftest import page
 from tests.app.test_write_page import CHAPTER_ONE, writing  # noqa: F401 - the fixture
 
@@ -69,8 +72,9 @@ def test_a_kid_continuation_can_be_saved_as_a_new_revision(writing: list[FakeLLM
     # A KID result as the page keeps it (KID itself needs the local model's logits: tests/integration covers it)
     at.session_state["cont_loaded"] = (work_id, 1, chapter.revision)
     at.session_state["cont_text"] = chapter.text
-    at.session_state["cont_result"] = {"text": "The egg hummed.", "mode": "kid", "facts": [], "seconds": 1.0,
-                                       "notes": [], "prompt": chapter.text, "overlay": "<p>The egg hummed.</p>"}
+    steps = [Step(1, "The egg", 0.2, 0.2), Step(2, " hummed.", 0.1, 0.4, "egg hummed")]
+    at.session_state["cont_result"] = ShownContinuation(Continuation("The egg hummed.", "kid", [], chapter.text, 1.0,
+                                                                     [], steps=steps))
     at.run()
     assert not at.exception, at.exception
     at.button(key="cont_save").click().run()
