@@ -1,4 +1,4 @@
-"""Library: import books, list works, open, rename and delete them, start an empty story."""
+"""Library: import books, list works, open, rename and delete them; the way to start a story on the Write page."""
 from __future__ import annotations
 
 import streamlit as st
@@ -14,6 +14,7 @@ from pages._state import (
     PENDING_IMPORT,
     READ_CHAPTER,
     WORK_ID,
+    WRITE_OPEN_START,
     PendingDelete,
     PendingImport,
 )
@@ -84,17 +85,13 @@ if pending := PENDING_IMPORT.get():
             run_import(name, data, pending_title, allow_copy=True)
 
 with st.expander("Start a new story"):
-    with st.form("new_story", clear_on_submit=True):
-        story_title = st.text_input("Title")
-        premise = st.text_area("Premise", placeholder="A lighthouse keeper finds a message in a bottle…")
-        if st.form_submit_button("Create story"):
-            try:
-                work = library.create_story(store, story_title, premise)
-            except ValueError as exc:
-                st.error(plain(str(exc)))
-            else:
-                st.success(f"Created “{plain(work.title)}”. Chapters are written on the Write page.")
-                select_work(work.id)
+    # One place starts stories: the Write page's form (premise, arc, chapter length). A story made here had no arc,
+    # so the Write page took it for a book: no "Generate next chapter", and 150 tokens for a continuation.
+    st.caption("A story is planned and written chapter by chapter on the Write page: choose a premise (or write "
+               "your own), an arc and the chapter length there.")
+    if st.button("Start a story on the Write page", key="library_new_story", icon=":material/edit_note:"):
+        WRITE_OPEN_START.set(True)
+        st.switch_page("pages/write.py")
 
 
 def _forget_pending_delete() -> None:

@@ -74,3 +74,13 @@ def test_a_one_line_text_imports(app_db: str) -> None:
     assert not at.exception and not at.error, [e.value for e in at.error]
     works = _store().list_works()
     assert [(w.title, w.chapter_count) for w in works] == [("Note", 1)]
+
+
+def test_the_library_sends_a_new_story_to_the_write_form(app_db: str) -> None:
+    """A story made by the Library's own form had no arc: the Write page took it for a book (no chapter to generate,
+    150 tokens for a continuation). The Library now opens the Write page's form."""
+    at = _app()
+    at.switch_page("pages/library.py").run()
+    at.button(key="library_new_story").click().run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Write"] and at.expander[0].proto.expanded
