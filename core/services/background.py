@@ -27,6 +27,7 @@ from datetime import timedelta
 from typing import Any
 
 from core.services.jobs import JobStopped, ProgressFn, error_text
+from core.store import Store
 from core.tasks import TaskStatus, TaskStore, WorkTask, utcnow
 
 HEARTBEAT_S = 3.0
@@ -169,7 +170,7 @@ class Worker:
         finally:
             ended.set()
 
-    def _run(self, store: Any, task: WorkTask) -> None:
+    def _run(self, store: Store, task: WorkTask) -> None:
         controls = Controls(store, task.work_id, self.owner)
         ended = threading.Event()
         beat = threading.Thread(target=self._beat, args=(controls, ended), daemon=True,

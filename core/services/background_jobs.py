@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from core.services.background import Controls, job_kind
+from core.store import Store
 
 
 @job_kind("kg_build", "Graph build", "chapters")
-def build_graph(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+def build_graph(store: Store, work_id: int, params: dict[str, Any], controls: Controls) -> str:
     """params: extractor ("offline", "llm", "grapher"), force, llm_name (None: the extraction role's model)."""
     from core.services import kg_service, llm_service
     extractor = str(params.get("extractor", "offline"))
@@ -36,7 +37,7 @@ def build_graph(store: Any, work_id: int, params: dict[str, Any], controls: Cont
 
 
 @job_kind("narco", "NARCO build", "passages")
-def build_narco(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+def build_narco(store: Store, work_id: int, params: dict[str, Any], controls: Controls) -> str:
     """params: llm_name, window, first_chapter, last_chapter."""
     from core.services import llm_service, narco_service
     name = params.get("llm_name") or llm_service.resolve_llm_name(store, "extraction")
@@ -50,7 +51,7 @@ def build_narco(store: Any, work_id: int, params: dict[str, Any], controls: Cont
 
 
 @job_kind("summaries", "Summaries", "summaries")
-def write_summaries(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+def write_summaries(store: Store, work_id: int, params: dict[str, Any], controls: Controls) -> str:
     """params: chapters, modes, force, context_tokens, summary_tokens."""
     from core.services import summary_service
     from core.summarize import SummaryParams
@@ -74,14 +75,14 @@ class _DraftStopped(Exception):
     """Stop was asked while the chapter streamed: the text so far is kept as the draft."""
 
 
-def saved_draft(store: Any, work_id: int) -> dict[str, Any] | None:
+def saved_draft(store: Store, work_id: int) -> dict[str, Any] | None:
     """The story's kept draft: {"id", "text", "final", "stopped"}; None when there is none."""
     draft = store.get_work(work_id).settings.get(DRAFT_KEY)
     return draft if isinstance(draft, dict) and draft.get("text") else None
 
 
 @job_kind("story_chapter", "Next chapter", "words")
-def draft_story_chapter(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], controls: Controls) -> str:
     """params: temperature, max_tokens. Streams the story's next chapter into the task row, then keeps it as the
     work's draft (a stop or a dropped connection keeps the text so far; the error is still the job's outcome)."""
     import time
@@ -126,7 +127,7 @@ def draft_story_chapter(store: Any, work_id: int, params: dict[str, Any], contro
 
 
 @job_kind("story_accept", "Storing the chapter", "steps")
-def store_story_chapter(store: Any, work_id: int, params: dict[str, Any], controls: Controls) -> str:
+def store_story_chapter(store: Store, work_id: int, params: dict[str, Any], controls: Controls) -> str:
     """params: text, final, title, source ("generated": the kept draft, dropped once stored; "written")."""
     from core.domain import ChapterSource
     from core.services import llm_service
