@@ -10,6 +10,7 @@ from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli
 from core.kg.export import FORMATS
 from core.kg.types import EXTRACTORS, NODE_TYPES
 from core.services import kg_service, kg_views
+from core.store import Store
 
 
 def _progress(done: int, total: int, message: str) -> None:
@@ -17,7 +18,7 @@ def _progress(done: int, total: int, message: str) -> None:
         print(f"[{done}/{total}] {message}", file=sys.stderr)
 
 
-def _llm_name(args: argparse.Namespace, store: Any) -> str | None:
+def _llm_name(args: argparse.Namespace, store: Store) -> str | None:
     """The extraction model's name (the service builds the model through llm_service.build_llm)."""
     if args.extractor == "offline":
         return None

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli_error, open_store
-from core.llm import LLMError
+from core.llm import LLMError, MeteredLLM
+from core.store import Store
 from core.write import ARCS, ContinueParams, WriteParams, mode_names
 
 KID_KEYS = ("text", "boosted", "facts", "seconds", "tokens_per_second")
 
 
-def _llm(store: Any, work_id: int, override: str | None) -> Any:
+def _llm(store: Store, work_id: int, override: str | None) -> MeteredLLM:
     from core.services import llm_service
     from core.services.write_service import story_params
     saved = None

@@ -3,17 +3,16 @@ corrections, the relationship timeline of two characters. Each reads its widgets
 renders; the widget keys are the page's."""
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from core.kg.types import EXTRACTORS, NODE_TYPES
 from core.services import kg_service, kg_views
+from core.store import Store
 from pages._jobs import start_job
 from pages._shared import plain
 
 
-def build_section(store: Any, work_id: int, busy: bool = False) -> kg_service.GraphStatus:
+def build_section(store: Store, work_id: int, busy: bool = False) -> kg_service.GraphStatus:
     """The "Build or update the graph" expander (its button starts a background build; disabled while `busy`, a job
     holding the work); the graph's status."""
     status = kg_service.graph_status(store, work_id)
@@ -40,7 +39,7 @@ def build_section(store: Any, work_id: int, busy: bool = False) -> kg_service.Gr
     return status
 
 
-def details_section(store: Any, work_id: int, view: kg_views.GraphView, ids: list[str], labels: dict[str, str],
+def details_section(store: Store, work_id: int, view: kg_views.GraphView, ids: list[str], labels: dict[str, str],
                     details_key: str) -> None:
     """The chosen entity's details (names, mentions per chapter, facts with their sentences) and corrections."""
     node = st.selectbox("Entity details", ids, format_func=lambda n: labels[n], key=details_key)

@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from core.services import background
-from core.store import NotFound
+from core.store import NotFound, Store
 from pages._shared import plain
 from pages._state import job_seen_busy
 
@@ -27,7 +27,7 @@ FAILED = {"kg_build": "The build stopped; finished chapters are saved and it can
           "story_accept": "The chapter could not be stored"}
 
 
-def start_job(store: Any, work_id: int, kind: str, params: dict[str, Any]) -> None:
+def start_job(store: Store, work_id: int, kind: str, params: dict[str, Any]) -> None:
     """Submit a job for the selected work and redraw the page (its panel then polls); a busy work is a message."""
     try:
         background.submit(store, work_id, kind, params)
@@ -38,7 +38,7 @@ def start_job(store: Any, work_id: int, kind: str, params: dict[str, Any]) -> No
     st.rerun()
 
 
-def job_panel(store: Any, work_id: int, kinds: tuple[str, ...]) -> background.TaskView:
+def job_panel(store: Store, work_id: int, kinds: tuple[str, ...]) -> background.TaskView:
     """Draw the work's background job (its outcome only when it is one of this page's `kinds`); the view as this
     run found it, so the page can disable its start button while a job holds the work."""
     view = background.task_view(store, work_id)
@@ -66,7 +66,7 @@ def _progress_text(view: background.TaskView) -> str:
     return " · ".join(parts)
 
 
-def _render(store: Any, work_id: int, view: background.TaskView, kinds: tuple[str, ...]) -> None:
+def _render(store: Store, work_id: int, view: background.TaskView, kinds: tuple[str, ...]) -> None:
     task = view.task
     if task is None or (task.kind not in kinds and not view.busy and view.state != "interrupted"):
         return
@@ -109,7 +109,7 @@ def _render(store: Any, work_id: int, view: background.TaskView, kinds: tuple[st
             _resume_button(store, work_id)
 
 
-def _resume_button(store: Any, work_id: int) -> None:
+def _resume_button(store: Store, work_id: int) -> None:
     if st.button("Resume", key=f"job_resume_{work_id}", icon=":material/play_arrow:"):
         try:
             background.resume(store, work_id)
