@@ -3,7 +3,8 @@ runs in the server's worker, not in the page's script.
 
 - Stop: the build ends within one chapter of the click, and the chapters it finished are in the graph (shown).
 - Leave and come back: the build (resumed from where Stop left it) keeps running while the user is on Ask; back on
-  Graph its progress is shown and moves by itself; after a reload the same; then it finishes (one job row).
+  Graph its progress is shown and moves by itself; after a reload, and in a second tab, the same; then it finishes
+  (one job row).
 - Two works: builds on two works run at the same time and both finish; while one runs, its Build button is disabled.
 
 The works are stored before the app starts; FABULA_LLM=fake:echo, so no page loads a model. Little Women takes about
@@ -143,17 +144,17 @@ def test_stop_ends_the_build_within_one_chapter_and_keeps_what_it_finished(books
     store.engine.dispose()
 
 
-def test_the_build_runs_on_when_you_leave_and_reload(books: Books, tab) -> None:  # noqa: ANN001
+def test_the_build_runs_on_when_you_leave_and_reload(books: Books, tab, browser) -> None:  # noqa: ANN001
     page, work = tab, books.works["Little Women"]
     stopped = books.store().latest_job(work, "kg_build")
     _click_build(page)  # the stopped build resumes where it ended
     first, total = _progress(page)
     assert total == 47 - stopped.done
     _go(page, "Ask the book")  # leave while it runs ...
-    page.wait_for_timeout(4_000)
-    before = books.task(work)["done"]
+    before = _until(lambda: books.task(work)["done"] > first and books.task(work)["done"], timeout=90,
+                    what="chapters built while the user is on Ask")
     _go(page, "Graph")  # ... and come back: still running, with its progress, which moves by itself
-    assert books.task(work)["status"] == "running" and before > first
+    assert books.task(work)["status"] == "running"
     shown, _ = _progress(page)
     assert shown >= before
     _until(lambda: _progress(page)[0] > shown, timeout=60, what="the progress to move without a click")
@@ -162,6 +163,13 @@ def test_the_build_runs_on_when_you_leave_and_reload(books: Books, tab) -> None:
     wait_idle(page, timeout=120_000)
     reloaded, _ = _progress(page)
     assert reloaded >= shown
+    second = browser.new_context(viewport={"width": 1400, "height": 1000})  # a second tab (its own session)
+    try:
+        other = second.new_page()
+        other.goto(f"{books.app.url}/graph")
+        assert _progress(other)[0] >= reloaded                             # sees the same build
+    finally:
+        second.close()
     page.get_by_text(BUILT).first.wait_for(timeout=BUILD_TIMEOUT)  # then it finishes, and the page says so
     wait_idle(page)
     page.get_by_role("slider", name="Graph as of chapter").wait_for()
