@@ -10,7 +10,7 @@ from core.services.write_service import Continuation
 from core.write.kid import Step
 from core.write.prompts import KG_HEADER
 from pages._state import ShownContinuation
-from tests.app.conftest import page
+from tests.app.conftest import finish_jobs, page
 from tests.app.test_write_page import CHAPTER_ONE, writing  # noqa: F401 - the fixture
 
 OWN = "A retired cartographer discovers that her maps redraw themselves at night."
@@ -50,7 +50,7 @@ def test_a_story_token_box_follows_its_own_chapter_length(writing: list[FakeLLM]
     assert not at.exception, at.exception
     short, long = _store().list_works()
     assert at.number_input(key=f"write_tokens_story_{long.id}").value == int(3000 * 1.4) + 20
-    at.button(key="write_next").click().run()
+    finish_jobs(at.button(key="write_next").click().run())
     assert not at.exception, at.exception
     options = next(c.options for c in writing[-1].calls if c.streamed)
     assert options.max_tokens == int(3000 * 1.4) + 20, "a 3,000-word chapter is not cut at 1,200 words"
@@ -59,8 +59,8 @@ def test_a_story_token_box_follows_its_own_chapter_length(writing: list[FakeLLM]
 def _story_with_a_chapter(at: AppTest) -> int:
     at.text_input(key="new_title").input("The Egg")
     at.button(key="new_start").click().run()
-    at.button(key="write_next").click().run()
-    at.button(key="write_accept").click().run()
+    finish_jobs(at.button(key="write_next").click().run())  # written in the background
+    finish_jobs(at.button(key="write_accept").click().run())
     assert not at.exception, at.exception
     return _store().list_works()[0].id
 
@@ -77,6 +77,7 @@ def test_a_kid_continuation_can_be_saved_as_a_new_revision(writing: list[FakeLLM
                                                                      [], steps=steps))
     at.run()
     assert not at.exception, at.exception
+    assert "kid-boost" in at.get("html")[-1].proto.body, "the KID overlay is what is shown"
     at.button(key="cont_save").click().run()
     assert not at.exception, at.exception
     saved = _store().get_chapter(work_id, 1)
