@@ -29,6 +29,7 @@ class ProviderInfo:
     examples: Sequence[str] = field(default_factory=tuple)
     context_window: WindowLookup | None = None  # declared by the provider; None: build the model to learn it
     listed: bool = True  # False: for tests (the scripted fake), never offered to users
+    embedded: bool = False  # its models run in this process (weights to load: the server warms them up)
 
 
 _providers: dict[str, ProviderInfo] = {}
@@ -36,12 +37,13 @@ _providers: dict[str, ProviderInfo] = {}
 
 def register_provider(name: str, factory: ProviderFactory, *, models: Sequence[str] = (), open_models: bool = True,
                       description: str = "", examples: Sequence[str] = (),
-                      context_window: WindowLookup | None = None, listed: bool = True) -> None:
+                      context_window: WindowLookup | None = None, listed: bool = True,
+                      embedded: bool = False) -> None:
     """Make `name:MODEL` resolvable. Re-registering a name replaces it (tests use this to plug in fakes)."""
     if not _PROVIDER_NAME.match(name):
         raise ValueError(f"provider name {name!r} must be lowercase letters, digits, '-' or '_'")
     _providers[name] = ProviderInfo(name, factory, tuple(models), open_models, description, tuple(examples),
-                                    context_window, listed)
+                                    context_window, listed, embedded)
 
 
 def unregister_provider(name: str) -> None:
@@ -91,6 +93,11 @@ def declared_context_window(spec: str) -> int | None:
     return None if lookup is None else lookup(model)
 
 
+def is_embedded(spec: str) -> bool:
+    """Whether PROVIDER:MODEL runs in this process (as its provider declares), without building it."""
+    return provider_info(parse_llm_name(spec)[0]).embedded
+
+
 def list_providers() -> list[ProviderInfo]:
     return [_providers[name] for name in sorted(_providers)]
 
@@ -137,7 +144,8 @@ def _register_builtins() -> None:
     from core.llm.local_models import LOCAL_MODELS
     register_provider("local", _local, models=tuple(LOCAL_MODELS), open_models=False,
                       description="small model bundled in a package, runs on the CPU, no key, no network",
-                      examples=tuple(f"local:{m}" for m in LOCAL_MODELS), context_window=_local_window)
+                      examples=tuple(f"local:{m}" for m in LOCAL_MODELS), context_window=_local_window,
+                      embedded=True)
     register_provider("openai", _openai, models=("gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "gpt-5-mini"),
                       description="OpenAI, or any OpenAI-compatible server by base URL (Ollama, vLLM, llama.cpp, "
                                   "LM Studio)", examples=("openai:gpt-4o-mini", "openai:llama3.1:8b"),

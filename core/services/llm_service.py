@@ -35,6 +35,7 @@ from core.llm.pricing import (
     price_table_to_json,
     prices_from_rows,
 )
+from core.llm.registry import is_embedded
 from core.store import Store
 
 log = logging.getLogger(__name__)
@@ -156,14 +157,14 @@ WARM_UP_ENV = "FABULA_WARM_UP"  # "0" turns it off (the app tests do: they never
 
 
 def warm_up(store: Store, settings: Settings | None = None) -> list[str]:
-    """Load now what the first question or chapter would otherwise wait for: each local model a role uses (its
+    """Load now what the first question or chapter would otherwise wait for: each embedded model a role uses (its
     generation runtime and tokenizer) and the MiniLM embedder. Returns what was loaded; failures are logged and
     skipped (a page then reports them when it really needs the model)."""
     from core.nlp import load_embedder
     loaded = []
     names = dict.fromkeys(resolve_llm_name(store, role, None, settings) for role in ROLES)
     for name in names:
-        if not name.startswith("local:"):
+        if not is_embedded(name):  # a remote model has nothing to load (and building it may need a key)
             continue
         try:
             llm = get_llm(name, settings=settings)
