@@ -91,8 +91,9 @@ def test_show_in_reader_scrolls_to_the_passage(tab) -> None:  # noqa: ANN001
     tab.get_by_role("textbox", name="Question").fill("What does Marley's ghost carry in his chains?")
     tab.get_by_role("radio", name="rag").check(force=True)
     tab.get_by_role("button", name="Ask").click()
-    tab.get_by_role("heading", name="Answer", level=3).wait_for()
-    wait_idle(tab)
+    # the first question embeds the sample's passages with MiniLM (a minute on two busy cores)
+    tab.get_by_role("heading", name="Answer", level=3).wait_for(timeout=300_000)
+    wait_idle(tab, timeout=300_000)
     buttons = tab.get_by_role("button", name="Show in reader")
     assert buttons.count() >= 1
     buttons.last.click()  # the least likely to sit at a chapter's start
