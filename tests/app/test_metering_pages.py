@@ -1,5 +1,6 @@
 """One model call, one usage record, on every page that calls a model: Write (a chapter, accepting it with the
-grapher, a continuation), Ask (an answer, the NARCO build), Graph (an LLM build) and Summaries. Every model the
+grapher, a continuation), Ask (an answer, facts put into words, the NARCO build), Graph (an LLM build) and
+Summaries. (Settings' connection test works outside any library: it records nothing, by design.) Every model the
 pages build comes from one counting provider, so the calls its fakes received are all the calls there were."""
 from __future__ import annotations
 
@@ -105,16 +106,22 @@ def test_write_page_a_chapter_its_grapher_and_a_continuation(counted: list[FakeL
     assert _assert_once(counted) == ["writing", "extraction", "writing"]
 
 
-def test_ask_page_an_answer_and_the_narco_build(counted: list[FakeLLM]) -> None:
+def test_ask_page_answers_facts_put_into_words_and_the_narco_build(counted: list[FakeLLM]) -> None:
+    from core.services.kg_service import build_graph
     work_id = _book()
+    build_graph(_store(), work_id)  # offline: no model
     at = _open("ask.py", work_id)
     at.text_input(key="ask_question").input("Who was dead?")
     at.radio(key="ask_mode").set_value("traditional")
     _click(at, "ask_submit")
     assert _assert_once(counted) == ["answering"]
+    at.radio(key="ask_mode").set_value("kg")   # the graph's facts put into words by the model, then the answer
+    _click(at, "ask_submit")
+    roles = _assert_once(counted, at_least=3)
+    assert set(roles) == {"answering"} and len(roles) > 2
     finish_jobs(_click(at, "narco_build"))
-    roles = _assert_once(counted, at_least=2)
-    assert roles[0] == "answering" and set(roles[1:]) == {"extraction"}
+    after = _assert_once(counted)
+    assert after[:len(roles)] == roles and set(after[len(roles):]) == {"extraction"}
 
 
 def test_graph_page_an_llm_build(counted: list[FakeLLM]) -> None:
