@@ -9,6 +9,7 @@ import pytest
 
 from tests.e2e.conftest import App, no_exception, open_page, start_app, stop_app, wait_idle
 
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 TITLES = {"Home", "Library", "Read", "Graph", "Ask the book", "Summaries", "Write", "Retention", "Settings"}
 # Every text any link in the sidebar ever shows, recorded from before the page's own scripts run.
 RECORD_MENU = """

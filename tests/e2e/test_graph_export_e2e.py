@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
 from tests.e2e.conftest import no_exception, open_selectbox, start_app, stop_app, wait_idle
 
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 TEXTS = ["Anna Grey walked to the harbour with Thomas Reed. Thomas Reed gave Anna Grey a letter from London.",
          "Captain Hale sailed from London to Lisbon. Anna Grey wrote to Captain Hale about the storm."]
 

@@ -17,6 +17,7 @@ import pytest
 
 from tests.e2e.conftest import ROOT, _free_port, wait_idle
 
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 WINDOW_S = 60
 
 
@@ -39,7 +40,6 @@ def _churn(folder: Path, until: float) -> int:
     return written
 
 
-@pytest.mark.slow
 def test_an_idle_server_uses_no_cpu_and_writes_no_log_while_its_folder_churns(tmp_path: Path, browser) -> None:  # noqa: ANN001
     if not Path("/proc/self/stat").exists():
         pytest.skip("needs /proc to read the server's CPU time")
