@@ -5,9 +5,12 @@ does the same with the parse spaCy already made: every verb with a subject yield
 object is a direct object or attribute ("Mr. Bennet | made | no answer"), a prepositional object with the preposition
 moved into the relation ("Netherfield | is taken by | a young man"), or an adjective complement ("Darcy | was |
 proud"). Conjoined subjects and objects give one triple each; an open clausal complement extends the relation
-("Jane | wanted to see | Bingley"); a conjoined verb without its own subject borrows its head's; the relative pronoun of
-a relative clause is replaced by the noun it modifies. Phrases are kept short (determiners, adjectives, compounds and
-possessives before the head noun), the way Open IE's minimal clauses are.
+("Jane | wanted to see | Bingley"); a conjoined verb without its own subject borrows its head's, and so does an -ing
+clause ("responded by punching Lemuel", "..., knocking him down"); the subject of a bare clause after help/let/make/
+see... is that verb's object ("helped Rector get back"); a common-noun head with a name in apposition is that name
+("the man, Potter, ..."); the relative pronoun of a relative clause is replaced by the noun it modifies. Phrases are
+kept short (determiners, adjectives, compounds and possessives before the head noun), the way Open IE's minimal
+clauses are.
 
 Paper: ../shared/seeds/andrus2022_dynamic_document_kg.txt (Open IE triples per sentence).
 """
@@ -26,6 +29,13 @@ PREP_DEPS = frozenset({"prep", "agent"})
 NP_LEFT_DEPS = frozenset({"det", "amod", "compound", "poss", "nummod", "nmod", "predet", "quantmod", "npadvmod"})
 NP_RIGHT_DEPS = frozenset({"compound", "flat"})
 RELATIVE_PRONOUNS = frozenset({"who", "which", "that", "whom"})
+# Verbs whose object can be the subject of a bare clause ("helped Rector get back", "saw Jo leave"), as word forms:
+# the graph's parse runs without spaCy's lemmatizer.
+SMALL_CLAUSE_VERBS = frozenset(
+    "help helps helped helping let lets letting make makes made making see sees saw seen seeing watch watches watched "
+    "watching hear hears heard hearing feel feels felt feeling notice notices noticed noticing find finds found "
+    "finding have has had having bid bids bade".split())
+PARTICIPLE_PREPOSITIONS = frozenset({"by", "after", "before", "while", "without", "upon", "on"})
 NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
 MAX_PHRASE_TOKENS = 8
 MAX_RELATION_TOKENS = 8
@@ -52,6 +62,8 @@ def noun_phrase(token: Token, mention_at: MentionLookup = _no_mention) -> tuple[
     """The short phrase headed by `token`, and the entity name when the head lies inside a name mention."""
     doc = token.doc
     mention = mention_at(token.i)
+    if mention is None and token.pos_ == "NOUN":   # "the man, Potter, ..." names the man by apposition
+        mention = next((m for m in (mention_at(c.i) for c in token.rights if c.dep_ == "appos") if m), None)
     if mention is not None:
         start, end, name = mention
         return list(doc[start:end]), name
@@ -83,13 +95,28 @@ def subjects(verb: Token) -> list[Token]:
     if not own:
         if verb.dep_ == "conj" and verb.head.pos_ in ("VERB", "AUX") and verb.head.i != verb.i:
             return subjects(verb.head)
-        return []
+        governor = _participle_governor(verb)
+        return subjects(governor) if governor is not None else []
     found: list[Token] = []
     for subj in own:
         if subj.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl" and verb.head.pos_ in NOMINAL:
             subj = verb.head
         found.extend(_with_conjuncts(subj))
     return found
+
+
+def _participle_governor(verb: Token) -> Token | None:
+    """The verb whose subject a subjectless -ing clause shares: "responded by punching Lemuel" (after/before/by/
+    while + -ing) and "..., knocking him down" (a participial adverbial clause) are done by the main verb's subject."""
+    if verb.tag_ != "VBG":
+        return None
+    head = verb.head
+    if verb.dep_ == "pcomp" and head.dep_ == "prep" and head.head.pos_ in ("VERB", "AUX") \
+            and head.lower_ in PARTICIPLE_PREPOSITIONS:
+        return head.head
+    if verb.dep_ == "advcl" and head.pos_ in ("VERB", "AUX") and head.i < verb.i:
+        return head
+    return None
 
 
 def _relation_core(verb: Token) -> list[Token]:
@@ -116,6 +143,10 @@ def _objects(verb: Token, relation: list[Token]) -> Iterator[tuple[list[Token], 
             for pobj in (c for c in child.children if c.dep_ == "pobj"):
                 for obj in _with_conjuncts(pobj):
                     yield sorted([*relation, child], key=lambda t: t.i), obj, False
+        elif child.dep_ == "ccomp" and verb.lower_ in SMALL_CLAUSE_VERBS and child.i > verb.i:
+            for subj in (c for c in child.children if c.dep_ == "nsubj" and c.pos_ in NOMINAL and c.i < child.i):
+                for obj in _with_conjuncts(subj):    # "helped Rector get back": Rector is whom he helped
+                    yield relation, obj, False
         elif child.dep_ == "xcomp" and child.pos_ == "VERB" and child.i > verb.i:
             extended = sorted([*relation, *_relation_core(child)], key=lambda t: t.i)
             yield from _objects(child, extended)

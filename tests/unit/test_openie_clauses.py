@@ -1,0 +1,76 @@
+"""Open IE rules for who did what to whom in clauses without their own subject or object (core.kg.openie), and
+the offline KGScore extractor's reading of them (core.metrics.kgscore_offline), with the packaged spaCy model.
+Each rule has a case where it must not fire."""
+from __future__ import annotations
+
+import pytest
+
+from core import nlp
+from core.kg.openie import triples_from_sentence
+from core.metrics.kgscore_offline import OfflineEdgeExtractor, _doc_words, _parse, entity_lookup
+
+
+@pytest.fixture(scope="module")
+def model():  # noqa: ANN201
+    return nlp.load_spacy()
+
+
+def triples(model, text: str) -> set[tuple[str, str, str]]:  # noqa: ANN001
+    doc = next(nlp.pipe([text], nlp=model, disable=nlp.KG_DISABLE))
+    return {(" ".join(t.text for t in r.head), " ".join(t.text for t in r.relation),
+             " ".join(t.text for t in r.tail)) for s in doc.sents for r in triples_from_sentence(s)}
+
+
+def test_by_ing_clause_shares_the_main_subject(model) -> None:  # noqa: ANN001
+    found = triples(model, "Retief responded by punching Lemuel in the face.")
+    assert ("Retief", "punching", "Lemuel") in found
+
+
+def test_participial_clause_after_the_verb_shares_its_subject(model) -> None:  # noqa: ANN001
+    found = triples(model, "Retief hit Lemuel hard, knocking Potter to the ground.")
+    assert any(h == "Retief" and t == "Potter" for h, _, t in found)
+
+
+def test_an_ing_word_with_its_own_subject_keeps_it(model) -> None:  # noqa: ANN001
+    found = triples(model, "Retief waited while Potter was watching the door.")
+    assert not any(h == "Retief" and t == "the door" for h, _, t in found)
+    assert any(h == "Potter" and "door" in t for h, _, t in found)
+
+
+def test_apposition_names_a_common_noun_subject(model) -> None:  # noqa: ANN001
+    doc = next(nlp.pipe(["The man, Potter, takes Retief to the camp."], nlp=model, disable=nlp.KG_DISABLE))
+    potter = next(t for t in doc if t.text == "Potter")
+    at = {potter.i: (potter.i, potter.i + 1, "Potter")}
+    found = [r for r in triples_from_sentence(doc[:], at.get)]
+    assert any(r.head_name == "Potter" and "Retief" in [t.text for t in r.tail] for r in found)
+    assert not any(r.head_name == "Potter" for r in triples_from_sentence(
+        next(nlp.pipe(["The man takes Retief to the camp."], nlp=model)).sents.__next__(), {}.get))
+
+
+def test_small_clause_subject_is_whom_the_help_was_for(model) -> None:  # noqa: ANN001
+    found = triples(model, "Harold Tate helps Rector get back to safety.")
+    assert any(h == "Harold Tate" and r == "helps" and t == "Rector" for h, r, t in found)
+
+
+def test_a_reported_clause_subject_is_not_an_object(model) -> None:  # noqa: ANN001
+    found = triples(model, "Harold Tate said Rector went back to the city.")
+    assert not any(h == "Harold Tate" and t == "Rector" for h, _, t in found)
+
+
+def test_lookup_stays_aligned_after_a_paragraph_break(model) -> None:  # noqa: ANN001
+    text = "Strike meets Cob.\n\nLater Hendricks fixes the ship and Cob thanks Hendricks."
+    doc = _parse(text, model)
+    assert len(_doc_words(doc)) == len(doc) and "" in _doc_words(doc)
+    found = entity_lookup(doc, ["Strike", "Cob", "Hendricks"], lambda s: [t.text for t in model.tokenizer(s)])
+    assert {doc[i].text for i in found} == {"Strike", "Cob", "Hendricks"}
+    assert all(doc[i].text.lower() == key for i, (_, _, key) in found.items())
+
+
+def test_edges_have_entity_subjects_and_no_repeated_loop(model) -> None:  # noqa: ANN001
+    text = "The pilot takes Retief to Adobe. Retief punches Lemuel in the face. Retief crawls into a cave."
+    edges = OfflineEdgeExtractor(nlp=model).extract(text, ["Retief", "Lemuel", "Adobe"])
+    loops = {(e.subject, e.predicate) for e in edges if e.is_self_loop}
+    assert ("retief", "lemuel") in {(e.subject, e.object) for e in edges}
+    assert not any("pilot" in p for _, p in loops)            # Retief is only the object there: no edge of his
+    assert not any(p.startswith("punches") for _, p in loops)  # the edge to Lemuel says it; no loop repeats it
+    assert ("retief", "crawls into a cave") in loops         # an action with no entity object stays a loop
