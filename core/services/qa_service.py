@@ -75,7 +75,10 @@ class Asker:
                  dry_run: bool = False) -> None:
         from core.services import llm_service
         self.store, self.dry_run = store, dry_run
-        self.llm = llm if llm is not None else llm_service.build_llm(store, "answering", llm_override)
+        if llm is None:
+            self.llm: LLM = llm_service.build_llm(store, "answering", llm_override)
+        else:  # an injected model (a test's, a benchmark's) is metered like a built one, and only once
+            self.llm = llm if isinstance(llm, MeteredLLM) else llm_service.metered(store, llm, "answering")
         self._reserve: int | None = None
         # passages recur across questions: their token counts are remembered for this asker's model
         self._count = functools.lru_cache(maxsize=1 << 16)(self.llm.count_tokens)

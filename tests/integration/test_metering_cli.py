@@ -103,3 +103,15 @@ def test_summarize(store, counted: list[FakeLLM], capsys: pytest.CaptureFixture[
     work = _book(store)
     _run(capsys, "summarize", work, "--all", "--no-kg", "--llm", "metered:sum")
     assert set(_assert_once(store, counted)) == {"summarizing"}
+
+
+def test_a_model_handed_to_a_service_is_metered_once_too(store) -> None:  # noqa: ANN001 - tests, benchmarks
+    from core.qa import QAParams
+    from core.services import llm_service, qa_service
+    work = int(_book(store))
+    raw = FakeLLM(_reply, model="raw")
+    qa_service.ask(store, work, "Who was dead?", QAParams(mode="traditional"), llm=raw)
+    metered = llm_service.metered(store, FakeLLM(_reply, model="metered"), "answering", work_id=work)
+    qa_service.ask(store, work, "Who was dead?", QAParams(mode="traditional"), llm=metered)
+    assert _assert_once(store, [raw, metered.inner]) == ["answering", "answering"]
+    assert store.llm_usage(work_id=work)["calls"] == 2
