@@ -6,9 +6,10 @@
     reply.text, reply.input_tokens, reply.output_tokens, reply.seconds, reply.finish_reason
     for piece in (s := llm.stream("Tell me more")): ...; s.completion  # usage once exhausted
 
-Every failure is an `LLMError` (see errors.py). Local models also offer `logprob`, `token_logprobs`,
-`next_token_logits`, `generate_text`, `model` and `tokenizer` (see local.py). Importing this package does not
-import torch or the SDKs.
+Every failure is an `LLMError` (see errors.py). What a model can do beyond that is declared in `llm.abilities`
+(logits, log-probabilities, raw text, its chat template, exact token counts, warm-up); the local models have them all,
+reached through `base.local_access(llm)` once the ability is checked. Importing this package does not import torch or
+the SDKs.
 """
 from core.llm.base import (LLM, Abilities, Completion, GenerationOptions, Message, MessagesIn, StopScanner, TextStream,
                            normalize_messages)
