@@ -91,22 +91,6 @@ class KgRepository:
             s.execute(delete(model).where(model.chapter_id.in_(chapter_ids)))
         s.execute(delete(KgChapterRow).where(KgChapterRow.chapter_id.in_(chapter_ids)))
 
-    def kg_delete_chapters(self, work_id: int, chapter_indices: Sequence[int]) -> None:
-        with self.session() as s:
-            ids = list(s.scalars(select(ChapterRow.id).where(ChapterRow.work_id == work_id,
-                                                             ChapterRow.index.in_(list(chapter_indices)))))
-            if ids:
-                self._delete_chapter_rows(s, ids)
-                self._bump(s, work_id)
-
-    def kg_clear(self, work_id: int) -> None:
-        """Forget every extraction result and entity of a work; user decisions stay."""
-        with self.session() as s:
-            for model in (KgMentionRow, KgTripleRow, KgAliasRow, KgChapterRow, KgEntityNameRow):
-                s.execute(delete(model).where(model.work_id == work_id))
-            s.execute(delete(KgEntityRow).where(KgEntityRow.work_id == work_id))
-            self._bump(s, work_id)
-
     def kg_extracted_chapters(self, work_id: int) -> dict[int, tuple[int, str]]:
         with self.session() as s:
             q = (select(ChapterRow.index, KgChapterRow.revision, KgChapterRow.extractor)

@@ -86,11 +86,6 @@ class NarcoRepository:
                 NarcoNodeRow.work_id == work_id)
             return {cid: (window, model) for cid, window, model in s.execute(q)}
 
-    def narco_clear(self, work_id: int) -> None:
-        with self.session() as s:
-            s.execute(delete(NarcoEdgeRow).where(NarcoEdgeRow.work_id == work_id))
-            s.execute(delete(NarcoNodeRow).where(NarcoNodeRow.work_id == work_id))
-
     # ---- passage embeddings --------------------------------------------------------------------------------
     def chunk_vectors(self, work_id: int, model: str) -> dict[int, np.ndarray]:
         q = (select(ChunkVectorRow.chunk_id, ChunkVectorRow.vector)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
@@ -276,13 +276,3 @@ class Stopwatch:
 
     def elapsed(self) -> float:
         return round(time.perf_counter() - self.start, 4)
-
-
-@dataclass
-class ModelInfo:
-    """A model a provider knows about (for listings and the Settings page)."""
-
-    name: str
-    context_window: int
-    note: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
