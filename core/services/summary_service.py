@@ -23,7 +23,7 @@ from typing import Any
 
 from core.kg.graph import graph_as_of
 from core.kg.types import INTERACTION_RELATIONS
-from core.llm import LLM, CostEstimate, declared_context_window
+from core.llm import LLM, CostEstimate, MeteredLLM, declared_context_window
 from core.services import llm_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.services.kg_views import load_graph_data
@@ -363,4 +363,6 @@ def make_scorer(store: Store | None = None, *, offline: bool = True, llm: LLM | 
     if llm is None:
         llm = llm_service.build_llm(store, "extraction", llm_override) if store is not None else \
             llm_service.llm_without_store("extraction", llm_override)
+    elif store is not None and not isinstance(llm, MeteredLLM):  # a model handed in is metered once, like a built one
+        llm = llm_service.metered(store, llm, "extraction")
     return SummaryScorer(LLMEdgeExtractor(llm), **kwargs)

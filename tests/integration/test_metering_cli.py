@@ -1,7 +1,7 @@
-"""One model call, one usage record, for every command that calls a model with a library to record into: story next
-(the writer, then the grapher on the chapter it wrote), continue, ask, narco build, kg build and kg update with the
-LLM extractor, summarize. Every model the commands build comes from one counting provider. (`llm ping` and
-`kgscore` work outside any library: they record nothing, by design.)"""
+"""One model call, one usage record, for every command that calls a model: story next (the writer, then the grapher
+on the chapter it wrote), continue, ask, narco build, kg build and kg update with the LLM extractor, summarize,
+kgscore with the LLM extractor. Every model the commands build comes from one counting provider. (`llm ping`, a
+connection test, records nothing, by design.)"""
 from __future__ import annotations
 
 import json
@@ -115,3 +115,12 @@ def test_a_model_handed_to_a_service_is_metered_once_too(store) -> None:  # noqa
     qa_service.ask(store, work, "Who was dead?", QAParams(mode="traditional"), llm=metered)
     assert _assert_once(store, [raw, metered.inner]) == ["answering", "answering"]
     assert store.llm_usage(work_id=work)["calls"] == 2
+
+
+def test_kgscore_with_the_llm_extractor(store, counted: list[FakeLLM], capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+                                        tmp_path) -> None:  # noqa: ANN001
+    generated, reference = tmp_path / "generated.txt", tmp_path / "reference.txt"
+    generated.write_text("Scrooge saw the ghost of Marley at the door.")
+    reference.write_text("Marley's ghost visited Scrooge.")
+    _run(capsys, "kgscore", "--generated", str(generated), "--reference", str(reference), "--llm", "metered:score")
+    assert set(_assert_once(store, counted)) == {"extraction"}
