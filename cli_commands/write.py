@@ -132,8 +132,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--chapters", type=int, default=12, help="at most this many chapters (default 12)")
     p.add_argument("--no-kg", action="store_true", help="write without the knowledge graph (the baseline)")
     p.add_argument("--words", type=_words, default=(800, 1200), help="chapter length MIN-MAX words")
-    p.add_argument("--extractor", choices=("grapher", "offline"), default="grapher",
-                   help="how the graph is updated after each chapter (grapher: the LLM agent)")
+    p.add_argument("--extractor", choices=("auto", "grapher", "offline"), default="auto",
+                   help="how the graph is updated after each chapter (grapher: the LLM agent; auto: the grapher, or "
+                        "the offline extractor when an embedded model writes)")
     p.add_argument("--title", default=None)
     p.set_defaults(func=cmd_new)
 

@@ -169,8 +169,11 @@ def _graph_agent(store: Store, work_id: int, params: WriteParams,
                  llm: LLM | None) -> Callable[[int], object] | None:
     if not params.use_kg:
         return None
-    return lambda index: update_chapter_graph(store, work_id, index, extractor=params.extractor,
-                                              llm=llm if params.extractor != "offline" else None)
+    from core.services import llm_service
+    extractor = params.graph_extractor(llm.name if llm is not None else
+                                       llm_service.resolve_llm_name(store, "writing", params.llm))
+    return lambda index: update_chapter_graph(store, work_id, index, extractor=extractor,
+                                              llm=llm if extractor != "offline" else None)
 
 
 def accept_chapter(store: Store, work_id: int, text: str, *, final: bool = False, title: str | None = None,
@@ -326,7 +329,7 @@ def chapter_estimate(store: Store, work_id: int, llm_name: str, decode: DecodePa
     prior = sum(c.word_count for c in store.list_chapters(work_id) if n - 3 <= c.index < n)
     chapter = min((decode or params.decode).max_tokens, params.chapter_tokens())
     writer_in = int(prior * TOKENS_PER_WORD) + PROMPT_OVERHEAD_TOKENS
-    grapher = params.use_kg and params.extractor != "offline"
+    grapher = params.use_kg and params.graph_extractor(llm_name) != "offline"
     return llm_service.estimate_cost(store, llm_name, units=1, calls=2 if grapher else 1,
                                      input_tokens=writer_in + (chapter + PROMPT_OVERHEAD_TOKENS if grapher else 0),
                                      output_tokens=chapter + (GRAPHER_OUTPUT_TOKENS if grapher else 0))

@@ -47,7 +47,8 @@ class WriteParams:
     max_words: int = DEFAULT_WORDS[1]
     max_chapters: int = 12
     use_kg: bool = True
-    extractor: str = "grapher"           # the Remember Me grapher agent; "offline" needs no LLM
+    extractor: str = "auto"              # "grapher" (the Remember Me grapher agent), "offline" (no LLM), or "auto":
+                                         # the grapher with a remote model, offline with an embedded one
     llm: str | None = None               # PROVIDER:MODEL for writing; None = the "writing" role's model
     decode: DecodeParams = field(default_factory=DecodeParams)
 
@@ -58,6 +59,15 @@ class WriteParams:
             raise ValueError(f"Chapter length must be 1 <= min <= max words, got {self.min_words}-{self.max_words}.")
         if not 1 <= self.max_chapters <= 200:
             raise ValueError(f"Max chapters must be 1-200, got {self.max_chapters}.")
+
+    def graph_extractor(self, writing_model: str) -> str:
+        """The extractor that reads each chapter into the story's graph when `writing_model` writes it: "auto" picks
+        the offline extractor for a model that runs in this process (the embedded 135M-270M models cannot write the
+        grapher's JSON: their graph came out empty) and the grapher for any other."""
+        if self.extractor != "auto":
+            return self.extractor
+        from core.llm.registry import is_embedded
+        return "offline" if is_embedded(writing_model) else "grapher"
 
     def as_settings(self) -> dict[str, Any]:
         data = asdict(self)

@@ -94,7 +94,7 @@ def test_write_page_a_chapter_its_grapher_and_a_continuation(counted: list[FakeL
     at.text_input(key="new_title").input("The Egg")
     _click(at, "new_start")
     (work,) = _store().list_works()
-    assert work.settings["use_kg"] is True and work.settings["extractor"] == "grapher"
+    assert work.settings["use_kg"] is True and work.settings["extractor"] == "auto"   # the grapher for a fake model
     finish_jobs(_click(at, "write_next"))     # written in the background
     assert _assert_once(counted) == ["writing"]
     finish_jobs(_click(at, "write_accept"))   # read by the grapher in the background
