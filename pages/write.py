@@ -5,11 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from core.llm import LLMError
-from core.services import llm_service, write_service as ws
+from core.services import llm_service
+from core.services import write_service as ws
+from core.services.background_jobs import saved_draft
 from core.store import StaleRevision
 from core.write import ARCS, PREMISES, ContinueParams, DecodeParams, WriteParams, mode_names
 from core.write.kid import VARIANTS, KidParams
-from core.services.background_jobs import saved_draft
 from pages._jobs import job_panel, start_job
 from pages._shared import get_store, plain, select_work, work_picker
 from pages._state import (
@@ -64,7 +65,8 @@ temperature = left.slider("Temperature", 0.0, 1.5, 0.8, 0.05, key="write_temp")
 length = right.number_input("Max new tokens", 16, 8000,
                             ws.story_params(store, work_id).chapter_tokens() if story else 150,
                             key=f"write_tokens_story_{work_id}" if story else "write_tokens",
-                            help="A story's chapter: its longest chapter in tokens. A continuation below: at most this.")
+                            help="A story's chapter: its longest chapter in tokens. "
+                                 "A continuation below: at most this.")
 decode = DecodeParams(temperature=float(temperature), max_tokens=int(length))
 
 
@@ -95,7 +97,15 @@ def streamed(call, partial: Slot[str]):  # noqa: ANN001, ANN202 - runs `call(on_
 if story:
     state = ws.story_state(store, work_id)
     params = ws.story_params(store, work_id)
-    st.caption(f"{plain(params.premise)} · {params.arc} · {'with' if params.use_kg else 'without'} the graph · "
+    graph_note = "without the graph"
+    if params.use_kg:
+        writing_model = llm_service.resolve_llm_name(store, "writing", params.llm)
+        by_grapher = params.graph_extractor(writing_model) == "grapher"
+        graph_note = ("with the graph, read by the LLM grapher" if by_grapher else
+                      "with the graph, read by the offline extractor" + (
+                          " (the embedded model cannot write the grapher's JSON; a stronger model in Settings can)"
+                          if params.extractor == "auto" else ""))
+    st.caption(f"{plain(params.premise)} · {params.arc} · {graph_note} · "
                f"{work.chapter_count}/{params.max_chapters} chapters" + (" · finished" if state.finished else ""))
     if twin := work.settings.get("twin") or work.settings.get("twin_of"):
         st.caption(f"Twin: work #{twin}")

@@ -2,13 +2,9 @@
 continuation with it. Kept small (a ~100-token chapter) so it runs in well under a minute on two cores."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from core.config import PROJECT_ROOT
 from core.llm.local import LocalLLM
-from core.llm.local_models import is_cached
 from core.services import write_service as ws
 from core.write import ContinueParams, DecodeParams, WriteParams
 
