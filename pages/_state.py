@@ -139,6 +139,7 @@ WRITE_FINAL: Slot[bool] = Slot("write_final", False)                     # "This
 
 LIBRARY_OPEN_IMPORT: Slot[bool] = Slot("library_open_import", False)
 PENDING_IMPORT: Slot[PendingImport | None] = Slot("pending_import", None)
+IMPORTS_SEEN_BUSY: Slot[bool] = Slot("_imports_busy", False)          # the import panel saw one run
 PENDING_DELETE: Slot[PendingDelete | None] = Slot("pending_delete", None)
 WRITE_OPEN_START: Slot[bool] = Slot("write_open_start", False)
 PRICE_TABLE: Slot[Any] = Slot("price_table", None)                       # Settings' price grid (its edits)

@@ -5,10 +5,12 @@ import streamlit as st
 
 from core.config import get_settings
 from core.ingest import IngestError
-from core.services import library
+from core.services import imports, library
 from core.store import NotFound
+from pages._jobs import import_panel
 from pages._shared import get_store, plain, select_work
 from pages._state import (
+    IMPORTS_SEEN_BUSY,
     LIBRARY_OPEN_IMPORT,
     PENDING_DELETE,
     PENDING_IMPORT,
@@ -24,7 +26,19 @@ st.title("Library")
 
 
 def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> None:
-    """One import in a status box; a file already in the library is kept for the choice drawn below the form."""
+    """One import in a status box; a file already in the library is kept for the choice drawn below the form. A
+    large file imports in the background worker: its panel shows it, in every tab, until its outcome is dismissed."""
+    if imports.runs_in_background(name, len(data)):
+        try:
+            imports.submit(store, name, data, title=title, allow_copy=allow_copy)
+        except library.AlreadyInLibrary as exc:
+            PENDING_IMPORT.set(PendingImport(name, data, title, exc.existing.id))
+        except imports.ImportRefused as exc:
+            st.error(plain(str(exc)))
+            return
+        else:
+            IMPORTS_SEEN_BUSY.set(True)
+        st.rerun()
     with st.status(f"Importing {library.clean_filename(name)}…", expanded=True) as status:
         bar = st.progress(0.0)
         try:
@@ -42,6 +56,7 @@ def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> N
             select_work(work.id)
 
 
+import_panel(store)
 with st.expander("Import a book (.txt, .md, .epub, .docx or .pdf)",
                  expanded=LIBRARY_OPEN_IMPORT.get() or not store.list_works()):
     with st.form("import", clear_on_submit=True):

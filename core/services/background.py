@@ -125,7 +125,7 @@ class Worker:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.heartbeat_s, self.stale_after = heartbeat_s, stale_after
         self._slots = threading.BoundedSemaphore(max_running)
-        self._threads: dict[int, threading.Thread] = {}
+        self._threads: dict[int | str, threading.Thread] = {}   # work id, or "import:<sha256>"
 
     def submit(self, store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None) -> WorkTask:
         """Claim `work_id` for a `kind` job and start it; JobRefused when a live job holds the work."""
@@ -136,6 +136,15 @@ class Worker:
         self._threads[work_id] = thread
         thread.start()
         return task
+
+    def spawn(self, key: str, target: Callable[[], None], name: str) -> None:
+        """Run `target` in a daemon thread under the same slots, which wait_all waits for too (imports: they have no
+        work to claim yet, core.services.imports keeps their claim)."""
+        def run() -> None:
+            with self._slots:
+                target()
+        self._threads[key] = thread = threading.Thread(target=run, daemon=True, name=name)
+        thread.start()
 
     def claim(self, store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None) -> WorkTask:
         store.get_work(work_id)  # NotFound for a work that is gone
@@ -198,7 +207,7 @@ class Worker:
             except Exception:  # noqa: BLE001, S112 - a busy database now and then: the next beat tries again
                 continue
 
-    def wait(self, work_id: int, timeout: float | None = None) -> bool:
+    def wait(self, work_id: int | str, timeout: float | None = None) -> bool:
         """Wait for this worker's job on `work_id` to end (tests, the CLI); True when it has."""
         thread = self._threads.get(work_id)
         if thread is not None:

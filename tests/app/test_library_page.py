@@ -103,3 +103,44 @@ def test_a_different_file_is_imported_without_a_question(app_db: str) -> None:
     _upload(at, "harbour_story_2.txt", STORY + b"\n\nOne more line at the end of the book.")
     assert len(_store().list_works()) == 2
     assert not [w for w in at.warning if "already in the library" in w.value]
+
+
+def test_a_large_import_runs_in_the_background_and_its_work_appears(app_db: str, monkeypatch) -> None:  # noqa: ANN001
+    """A large file imports in the background worker: the page (and a second tab) shows it running, then its
+    outcome with the new work listed and an Open button that opens it in the reader."""
+    import threading
+
+    from core.services import imports, library
+    from tests.app.conftest import finish_jobs
+    gate, real_run = threading.Event(), imports._run
+
+    def gated_run(*args):  # noqa: ANN002, ANN202 - holds the import until the test has looked at it
+        assert gate.wait(30), "the test never let the import go"
+        real_run(*args)
+
+    monkeypatch.setattr(imports, "LARGE_BYTES", 0)   # this small file counts as large
+    monkeypatch.setattr(imports, "_run", gated_run)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/library.py").run()
+    at.file_uploader[0].upload("harbour_story.txt", STORY, "text/plain")
+    at.text_input[0].input("The Harbour")
+    [b for b in at.button if b.label == "Import"][0].click().run()
+    assert not at.exception, at.exception
+    running = [s.label for s in at.status if s.label.startswith(r"Importing harbour\_story\.txt — started")]
+    assert running, [s.label for s in at.status]   # the name as plain() escapes it for markdown
+    assert "The Harbour" not in [w.title for w in _store().list_works()]
+    tab = _open()   # a second tab sees the same import
+    assert any(s.label.startswith("Importing harbour") for s in tab.status)
+
+    gate.set()
+    finish_jobs(at)
+    assert not at.exception, at.exception
+    work = [w for w in _store().list_works() if w.title == "The Harbour"][0]
+    assert any(s.label.startswith("Imported “The Harbour”: 2 chapters") for s in at.status)
+    assert any("The Harbour" in m.value for m in at.markdown)
+    at.button(key=f"import_open_{library.content_hash(STORY)[:16]}").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["work_id"] == work.id
+    assert not [b for b in at.button if b.label == "Import"], "the Read page is shown, not the Library"
+    assert imports.list_imports(_store()) == [], "opened: the outcome is dismissed"
