@@ -144,3 +144,19 @@ def test_a_large_import_runs_in_the_background_and_its_work_appears(app_db: str,
     assert at.session_state["work_id"] == work.id
     assert not [b for b in at.button if b.label == "Import"], "the Read page is shown, not the Library"
     assert imports.list_imports(_store()) == [], "opened: the outcome is dismissed"
+
+
+def test_a_large_file_that_fails_shows_its_message_and_saves_nothing(app_db: str, monkeypatch) -> None:  # noqa: ANN001
+    from core.services import imports
+    from tests.app.conftest import finish_jobs
+    monkeypatch.setattr(imports, "LARGE_BYTES", 0)
+    at = _open()
+    before = _store().table_counts()
+    _upload(at, "cover.txt", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 20)
+    finish_jobs(at)
+    assert not at.exception, at.exception
+    assert any(s.label.startswith("Import of cover") and "nothing was saved" in s.label for s in at.status)
+    assert len(at.error) == 1 and "PNG image" in at.error[0].value
+    assert _store().table_counts() == before
+    [b for b in at.button if b.label == "Dismiss"][0].click().run()
+    assert not at.status and imports.list_imports(_store()) == []
