@@ -4,8 +4,6 @@ Summaries. (Settings' connection test works outside any library: it records noth
 pages build comes from one counting provider, so the calls its fakes received are all the calls there were."""
 from __future__ import annotations
 
-import json
-
 import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
@@ -14,20 +12,7 @@ from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
 from core.llm import FakeLLM, register_provider, unregister_provider
 from tests.app.conftest import finish_jobs, page
-
-CHAPTER = "Elena Voss found the dragon egg in her field.\n\nShe carried it home to Millbrook."
-BOOK = ["Marley was dead, to begin with. Scrooge signed the register of his burial.\n\n"
-        "Scrooge never painted out old Marley's name above the warehouse door.",
-        "The ghost of Marley came through the heavy door and looked at Scrooge."]
-
-
-def _reply(messages, options) -> str:  # noqa: ANN001 - the FakeLLM reply function
-    system, user = messages[0].content, messages[-1].content
-    if "KNOWLEDGE-GRAPH AGENT" in system:
-        return json.dumps({"nodes": [{"id": "Elena_Voss", "label": "Elena Voss", "type": "character"}], "edges": []})
-    if "Continue this text" in user:
-        return "The egg cracked at midnight."
-    return CHAPTER + "\nSTORY STATUS: CONTINUE"
+from tests.support.metering import BOOK, reply
 
 
 @pytest.fixture
@@ -37,7 +22,7 @@ def counted(app_db: str, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:
     built: list[FakeLLM] = []
 
     def factory(model: str, **kw) -> FakeLLM:  # noqa: ANN003
-        built.append(FakeLLM(_reply, model=model, context_window=8192))
+        built.append(FakeLLM(reply, model=model, context_window=8192))
         return built[-1]
     register_provider("metered", factory)
     monkeypatch.setenv("FABULA_LLM", "metered:all")

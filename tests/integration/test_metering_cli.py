@@ -15,20 +15,7 @@ from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
 from core.llm import FakeLLM, register_provider, unregister_provider
 from storage.models import LlmCallRow
-
-CHAPTER = "Elena Voss found the dragon egg in her field.\n\nShe carried it home to Millbrook."
-BOOK = ["Marley was dead, to begin with. Scrooge signed the register of his burial.\n\n"
-        "Scrooge never painted out old Marley's name above the warehouse door.",
-        "The ghost of Marley came through the heavy door and looked at Scrooge."]
-
-
-def _reply(messages, options) -> str:  # noqa: ANN001 - the FakeLLM reply function
-    system, user = messages[0].content, messages[-1].content
-    if "KNOWLEDGE-GRAPH AGENT" in system:
-        return json.dumps({"nodes": [{"id": "Elena_Voss", "label": "Elena Voss", "type": "character"}], "edges": []})
-    if "Continue this text" in user:
-        return "The egg cracked at midnight."
-    return CHAPTER + "\nSTORY STATUS: CONTINUE"
+from tests.support.metering import BOOK, reply
 
 
 @pytest.fixture
@@ -37,7 +24,7 @@ def counted(store, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:  # noqa: A
     built: list[FakeLLM] = []
 
     def factory(model: str, **kw) -> FakeLLM:  # noqa: ANN003
-        built.append(FakeLLM(_reply, model=model, context_window=8192))
+        built.append(FakeLLM(reply, model=model, context_window=8192))
         return built[-1]
     register_provider("metered", factory)
     yield built
@@ -109,9 +96,9 @@ def test_a_model_handed_to_a_service_is_metered_once_too(store) -> None:  # noqa
     from core.qa import QAParams
     from core.services import llm_service, qa_service
     work = int(_book(store))
-    raw = FakeLLM(_reply, model="raw")
+    raw = FakeLLM(reply, model="raw")
     qa_service.ask(store, work, "Who was dead?", QAParams(mode="traditional"), llm=raw)
-    metered = llm_service.metered(store, FakeLLM(_reply, model="metered"), "answering", work_id=work)
+    metered = llm_service.metered(store, FakeLLM(reply, model="metered"), "answering", work_id=work)
     qa_service.ask(store, work, "Who was dead?", QAParams(mode="traditional"), llm=metered)
     assert _assert_once(store, [raw, metered.inner]) == ["answering", "answering"]
     assert store.llm_usage(work_id=work)["calls"] == 2
