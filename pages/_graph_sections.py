@@ -32,7 +32,8 @@ def build_section(store: Store, work_id: int, busy: bool = False) -> kg_service.
             note.info("This work has no chapters yet.")
         elif status.pending:
             note.caption(f"{len(status.pending)} of {status.chapters} chapters are not in the graph yet"
-                         + (" (an earlier build stopped midway and will resume)." if status.unfinished_job else "."))
+                         + (" (an earlier build stopped midway and will resume)."
+                            if status.unfinished_job and not busy else "."))
         elif status.outdated:
             note.caption(f"{len(status.outdated)} chapters were read by an older offline extractor (no pronoun "
                          "resolution, no interaction edges): build to read them again.")
