@@ -4,28 +4,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.llm import LLMError
 from core.services import llm_service
 from core.services import write_service as ws
 from core.services.background_jobs import saved_draft
-from core.store import StaleRevision
-from core.write import ARCS, PREMISES, ContinueParams, DecodeParams, WriteParams, mode_names
-from core.write.kid import VARIANTS, KidParams
+from core.write import ARCS, PREMISES, DecodeParams, WriteParams
 from pages._jobs import job_panel, start_job
 from pages._shared import get_store, plain, select_work, work_picker
 from pages._state import (
-    CONT_LOADED,
-    CONT_PARTIAL,
-    CONT_TEXT,
-    CONTINUATION,
     WRITE_DRAFT,
     WRITE_DRAFT_ID,
     WRITE_FINAL,
     WRITE_OPEN_START,
     WRITE_TEXT,
-    ShownContinuation,
-    Slot,
 )
+from pages._write_continue import continue_section
 
 store = get_store()
 st.title("Write")
@@ -70,42 +62,10 @@ length = right.number_input("Max new tokens", 16, 8000,
 decode = DecodeParams(temperature=float(temperature), max_tokens=int(length))
 
 
-def writer():  # noqa: ANN202 - a MeteredLLM for this work
-    return llm_service.build_llm(store, "writing", work.settings.get("llm"), work_id=work_id)
-
-
-def streamed(call, partial: Slot[str]):  # noqa: ANN001, ANN202 - runs `call(on_piece)`, streaming into the page
-    box, stop = st.empty(), st.empty()
-    partial.set("")
-
-    def on_piece(piece: str) -> None:
-        partial.set(partial.get() + piece)
-        box.markdown(plain(partial.get()))
-    stop.button("Stop", key=f"{partial.key}_stop")  # a click reruns the page, ending this run; the partial text stays
-    try:
-        out = call(on_piece)
-    except (LLMError, ValueError) as exc:
-        box.empty()  # the callers keep the partial text (as a draft, or as a continuation that can be saved)
-        stop.empty()
-        st.error(plain(str(exc)))
-        return None
-    box.empty()  # done: the caller shows the result (or the draft to edit); the streamed copy would repeat it
-    stop.empty()
-    return out
-
-
 if story:
     state = ws.story_state(store, work_id)
     params = ws.story_params(store, work_id)
-    graph_note = "without the graph"
-    if params.use_kg:
-        writing_model = llm_service.resolve_llm_name(store, "writing", params.llm)
-        by_grapher = params.graph_extractor(writing_model) == "grapher"
-        graph_note = ("with the graph, read by the LLM grapher" if by_grapher else
-                      "with the graph, read by the offline extractor" + (
-                          " (the embedded model cannot write the grapher's JSON; a stronger model in Settings can)"
-                          if params.extractor == "auto" else ""))
-    st.caption(f"{plain(params.premise)} · {params.arc} · {graph_note} · "
+    st.caption(f"{plain(params.premise)} · {params.arc} · {ws.graph_note(store, work_id)} · "
                f"{work.chapter_count}/{params.max_chapters} chapters" + (" · finished" if state.finished else ""))
     if twin := work.settings.get("twin") or work.settings.get("twin_of"):
         st.caption(f"Twin: work #{twin}")
@@ -114,7 +74,7 @@ if story:
         st.rerun()
     busy = job_panel(store, work_id, ("story_chapter", "story_accept")).busy  # written in the background
     if not state.finished:  # an LLM job: its tokens and price before it starts
-        name = work.settings.get("llm") or llm_service.resolve_llm_name(store, "writing")
+        name = ws.writing_model(store, work_id)
         est = ws.chapter_estimate(store, work_id, name, decode)
         st.caption(f"Estimate with {name}: ~{est.input_tokens:,} input and ~{est.output_tokens:,} output tokens for "
                    f"the chapter{' and the grapher' if est.calls > 1 else ''}: {est.label}")
@@ -124,15 +84,15 @@ if story:
     if go:
         start_job(store, work_id, "story_chapter", {"temperature": decode.temperature, "max_tokens": decode.max_tokens})
     kept = saved_draft(store, work_id)  # the draft lives in the work until accepted: a reload or a tab keeps it
-    if kept and WRITE_DRAFT_ID.get() != kept["id"]:  # a new draft: into the editor
-        WRITE_DRAFT.set(kept["text"])
-        WRITE_FINAL.set(kept["final"])
-        WRITE_TEXT.set(kept["text"])
-        WRITE_DRAFT_ID.set(kept["id"])
+    if kept and WRITE_DRAFT_ID.get() != kept.id:  # a new draft: into the editor
+        WRITE_DRAFT.set(kept.text)
+        WRITE_FINAL.set(kept.final)
+        WRITE_TEXT.set(kept.text)
+        WRITE_DRAFT_ID.set(kept.id)
     elif kept is None and WRITE_DRAFT_ID.pop():  # accepted (here or in another tab)
         WRITE_DRAFT.clear()
         WRITE_TEXT.clear()
-    if kept and kept["stopped"]:
+    if kept and kept.stopped:
         st.info("Stopped: the partial chapter is kept as a draft.")
     if WRITE_DRAFT.is_set():
         st.text_area("Draft (edit before accepting)", key=WRITE_TEXT.key, height=300)
@@ -147,62 +107,4 @@ if story:
             start_job(store, work_id, "story_accept", {"text": own_text, "final": own_final,
                                                        "title": own_title or None, "source": "written"})
 
-chapters = store.list_chapters(work_id)
-if chapters:
-    st.subheader("Continue from the cursor", anchor=False)
-    index = st.selectbox("Chapter", [c.index for c in chapters], index=len(chapters) - 1, key="cont_chapter")
-    chapter = store.get_chapter(work_id, index)
-    if CONT_LOADED.get() != (work_id, index, chapter.revision):
-        CONT_LOADED.set((work_id, index, chapter.revision))
-        CONT_TEXT.set(chapter.text)
-        CONTINUATION.clear()
-    st.text_area("Your text: everything here is kept; cut it where the continuation should start", key=CONT_TEXT.key,
-                 height=220)
-    mode = st.radio("Mode", mode_names(), horizontal=True, key="cont_mode")
-    kid = None
-    if mode == "kid":  # Knowledge Infused Decoding: needs a local model (logits access)
-        k1, k2, k3, k4, k5 = st.columns(5)
-        kid = KidParams(hops=k1.number_input("Hops", 1, 4, 2, key="kid_hops"),
-                        steps=k2.number_input("Steps", 0, 10, 3, key="kid_steps"),
-                        strength=k3.number_input("Strength", 0.0, 5.0, 0.5, 0.1, key="kid_strength"),
-                        variant=k4.selectbox("Variant", VARIANTS, key="kid_variant"),
-                        seed=k5.number_input("Seed", 0, 2**31 - 1, 0, key="kid_seed"),
-                        temperature=float(temperature), max_tokens=int(length))
-    if st.button("Continue", key="cont_go"):
-        params = ContinueParams(mode=mode, tokens=int(length), temperature=float(temperature), kid=kid)
-        done = streamed(lambda cb: ws.continue_work(store, work_id, params, writer(), chapter=index, on_piece=cb,
-                                                    text=CONT_TEXT.get()), CONT_PARTIAL)
-        if done:
-            CONTINUATION.set(ShownContinuation(done))
-            CONT_PARTIAL.clear()
-    if partial := CONT_PARTIAL.pop().strip():  # stopped or failed midway: keep what came
-        CONTINUATION.set(ShownContinuation(ws.Continuation(partial, mode, [], "(generation stopped before the end)",
-                                                           0.0, []), partial=True))
-    shown = CONTINUATION.get()
-    if shown and shown.partial:
-        st.info("Generation stopped before the end: the partial continuation below can still be saved.")
-    result = shown.result if shown else None
-    if result and (overlay := result.overlay()):
-        st.html(overlay)  # every token html-escaped; hover a highlighted one for its fact
-    elif result:
-        st.markdown(plain(result.text) or "*(nothing generated)*")
-    if result:  # every mode, KID included: its prompt, what was left out of it, and the save
-        for note in result.notes:
-            st.info(plain(note))
-        rate = f", {result.tokens_per_second:.1f} tokens/s" if result.tokens_per_second else ""
-        with st.expander(f"Prompt ({result.mode}, {result.seconds:.1f} s{rate})"):
-            st.code(result.prompt, language=None, wrap_lines=True)
-            if result.facts:
-                st.dataframe(result.facts, hide_index=True)
-        if st.button("Save as a new revision", key="cont_save"):
-            try:
-                ws.save_continuation(store, work_id, index, CONT_TEXT.get(), result.text, chapter.revision)
-                CONTINUATION.clear()
-                st.rerun()
-            except StaleRevision as exc:
-                st.error(plain(str(exc)))
-    st.caption(f"Chapter {index} has {len(store.chapter_revisions(work_id, index))} revision(s).")
-    md, epub = st.columns(2)
-    for column, fmt in ((md, "md"), (epub, "epub")):
-        data, name, mime = ws.export_story(store, work_id, fmt)
-        column.download_button(f"Download {fmt.upper()}", data, name, mime, key=f"write_dl_{fmt}")
+continue_section(store, work, temperature=float(temperature), length=int(length))

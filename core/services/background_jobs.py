@@ -6,6 +6,7 @@ finds its unfinished job row through the service's own JobRunner.resumable.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from core.services.background import Controls, job_kind
@@ -75,10 +76,22 @@ class _DraftStopped(Exception):
     """Stop was asked while the chapter streamed: the text so far is kept as the draft."""
 
 
-def saved_draft(store: Store, work_id: int) -> dict[str, Any] | None:
-    """The story's kept draft: {"id", "text", "final", "stopped"}; None when there is none."""
+@dataclass(frozen=True)
+class SavedDraft:
+    """The chapter draft a story keeps until it is accepted: `id` tells a new draft from one already shown."""
+
+    id: str
+    text: str
+    final: bool = False
+    stopped: bool = False
+
+
+def saved_draft(store: Store, work_id: int) -> SavedDraft | None:
+    """The story's kept draft; None when there is none."""
     draft = store.get_work(work_id).settings.get(DRAFT_KEY)
-    return draft if isinstance(draft, dict) and draft.get("text") else None
+    if not isinstance(draft, dict) or not draft.get("text"):
+        return None
+    return SavedDraft(str(draft.get("id", "")), draft["text"], bool(draft.get("final")), bool(draft.get("stopped")))
 
 
 @job_kind("story_chapter", "Next chapter", "words")

@@ -104,6 +104,25 @@ def story_params(store: Store, work_id: int) -> WriteParams:
     return WriteParams.from_settings(work.settings)
 
 
+def writing_model(store: Store, work_id: int) -> str:
+    """PROVIDER:MODEL that writes this work: its own model, else the "writing" role's."""
+    from core.services import llm_service
+    return llm_service.resolve_llm_name(store, "writing", store.get_work(work_id).settings.get("llm"))
+
+
+def graph_note(store: Store, work_id: int) -> str:
+    """How a story's chapters reach its graph, in words for the page: by the grapher, by the offline extractor (and
+    why, when "auto" chose it for an embedded model), or not at all."""
+    params = story_params(store, work_id)
+    if not params.use_kg:
+        return "without the graph"
+    if params.graph_extractor(writing_model(store, work_id)) == "grapher":
+        return "with the graph, read by the LLM grapher"
+    return "with the graph, read by the offline extractor" + (
+        " (the embedded model cannot write the grapher's JSON; a stronger model in Settings can)"
+        if params.extractor == "auto" else "")
+
+
 def story_state(store: Store, work_id: int) -> loop.StoryState:
     return loop.StoryState.from_dict(store.get_work(work_id).settings.get(STATE_KEY))
 
@@ -169,9 +188,7 @@ def _graph_agent(store: Store, work_id: int, params: WriteParams,
                  llm: LLM | None) -> Callable[[int], object] | None:
     if not params.use_kg:
         return None
-    from core.services import llm_service
-    extractor = params.graph_extractor(llm.name if llm is not None else
-                                       llm_service.resolve_llm_name(store, "writing", params.llm))
+    extractor = params.graph_extractor(llm.name if llm is not None else writing_model(store, work_id))
     return lambda index: update_chapter_graph(store, work_id, index, extractor=extractor,
                                               llm=llm if extractor != "offline" else None)
 
