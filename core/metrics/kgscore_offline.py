@@ -87,14 +87,20 @@ def reference_entities(text: str, nlp: Any = None) -> list[str]:
     return [name for key, name in seen.items() if len(key.split()) > 1 or owners[key] != 1]
 
 
+def _aligned_words(tokens: Sequence[str]) -> tuple[str, ...]:
+    """One lowered word per token, aligned with the tokens: a whitespace token (a paragraph break) is ""."""
+    return tuple(w.lower().rstrip(".").replace("’", "'") if w.strip() else "" for w in tokens)
+
+
 def _words(tokens: Sequence[str]) -> tuple[str, ...]:
-    return tuple(w.lower().rstrip(".").replace("’", "'") for w in tokens if w.strip())
+    """A name's words (its whitespace dropped)."""
+    return tuple(w for w in _aligned_words(tokens) if w)
 
 
 def _doc_words(doc: Any) -> tuple[str, ...]:
-    """One lowered word per token of `doc`, aligned with its indices: a whitespace token (a paragraph break) is ""
-    and matches no name. (Dropping it, as `_words` does for names, shifted every later index by one.)"""
-    return tuple(w.lower().rstrip(".").replace("’", "'") if w.strip() else "" for w in (t.text for t in doc))
+    """The words of `doc` aligned with its token indices; "" matches no name. (Dropping whitespace tokens, as a
+    name's words do, shifted every later index by one.)"""
+    return _aligned_words([t.text for t in doc])
 
 
 def name_patterns(entities: Sequence[str], tokenize: Callable[[str], list[str]]) -> dict[tuple[str, ...], str]:

@@ -81,9 +81,9 @@ def runs_in_background(filename: str, size: int) -> bool:
 def submit(store: Store, filename: str, data: bytes, title: str | None = None, allow_copy: bool = False) -> ImportJob:
     """Start importing `data` in the worker; library.AlreadyInLibrary at once for a file already stored (unless
     `allow_copy`), ImportRefused while the same file is being imported. The job holds the bytes until it ends."""
-    digest = library.content_hash(data)
-    if not allow_copy and (same := library.find_same_book(store, data)):
-        raise library.AlreadyInLibrary(same)
+    digest = library.content_hash(data)   # hashed once here: a large upload is not read again to find its twin
+    if not allow_copy and (same := store.find_works_by_content(digest)):
+        raise library.AlreadyInLibrary(same[0])
     slot = (_db(store), digest)
     with _lock:
         _forget_old()
