@@ -1,4 +1,5 @@
-"""Library commands: ingest, works, chapters, chapter, rename, delete, story-less housekeeping."""
+"""Library commands: ingest, works, chapters, chapter, rename, delete, story-less housekeeping; `library ingest` for
+a whole folder of books (cli_commands.library_folder)."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +10,6 @@ from typing import Any
 from cli_commands import CliError, add_json_flag, not_found_as_cli_error, open_store
 from core.ingest import IngestError
 from core.services import library
-
 
 DUPLICATE_STATUS = 3  # exit status of `ingest` refusing a file already in the library
 
@@ -119,3 +119,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     add_json_flag(sub.add_parser("seed-sample", help="import the bundled sample book once")).set_defaults(
         func=cmd_seed)
+
+    from cli_commands import library_folder
+    library_folder.register(sub)
