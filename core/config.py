@@ -7,6 +7,7 @@ so no code path can serialise a Settings object and leak one.
 """
 from __future__ import annotations
 
+import tomllib
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,6 +35,12 @@ class Settings(BaseSettings):
     prompt_budget_tokens: int = Field(default=1000, description="Prompt budget for QA (the Andrus paper used 1,000)")
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 3
+    # sign-in (README "Sign-in"): on when a Streamlit secrets file has an [auth] section
+    admin: str | None = Field(default=None, description="With sign-in: the user (email) who owns the works made "
+                              "before sign-in was configured and may change the app's settings")
+    user: str | None = Field(default=None, description="With sign-in: the user the CLI acts as (--user overrides)")
+    secrets_file: Path | None = Field(default=None, description="The secrets file whose [auth] section turns sign-in "
+                                      "on for the CLI (default: the ones Streamlit reads)")
 
     @property
     def database_url(self) -> str:
@@ -48,6 +55,22 @@ class Settings(BaseSettings):
     def llm_for(self, role: str) -> str:
         """The PROVIDER:MODEL for a role (extraction, answering, summarizing, writing)."""
         return getattr(self, f"llm_{role}", None) or self.llm
+
+
+    def sign_in_configured(self) -> bool:
+        """Whether an [auth] section is in the secrets file(s) Streamlit reads (the CLI's view; pages ask
+        st.secrets, which is the same files unless the server was started with --secrets.files)."""
+        files = [self.secrets_file] if self.secrets_file else [
+            Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml",
+            PROJECT_ROOT / ".streamlit" / "secrets.toml"]
+        for path in files:
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(data.get("auth"), dict) and data["auth"]:
+                return True
+        return False
 
 
 @lru_cache(maxsize=1)

@@ -36,6 +36,16 @@ class Work:
     created_at: datetime | None = None
     chapter_count: int = 0
     word_count: int = 0
+    owner: str | None = None  # the signed-in user who made it; None: made in local mode (core.services.access)
+
+
+@dataclass(frozen=True)
+class WorkSharing:
+    """Who may open a work: its owner (None: made in local mode) and the users it is shared with read-only."""
+
+    work_id: int
+    owner: str | None
+    readers: tuple[str, ...] = ()
 
 
 @dataclass

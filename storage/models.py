@@ -25,6 +25,8 @@ class WorkRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # SHA-256 (hex) of the imported file's bytes: a second import of the same file is recognised (migration 0007)
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    # the signed-in user (lower-cased email, or OIDC subject) who made it; NULL: made in local mode (migration 0009)
+    owner: Mapped[str | None] = mapped_column(String(320), nullable=True, index=True)
     chapters: Mapped[list["ChapterRow"]] = relationship(
         back_populates="work", cascade="all, delete-orphan", passive_deletes=True, order_by="ChapterRow.index")
 
@@ -115,3 +117,14 @@ class ChapterAnalysisRow(Base):
     kind: Mapped[str] = mapped_column(String(50))
     revision: Mapped[int] = mapped_column(Integer)
     payload: Mapped[dict] = mapped_column(JSON)
+
+
+class WorkShareRow(Base):
+    """A work shared read-only with another user (migration 0009)."""
+
+    __tablename__ = "work_shares"
+    __table_args__ = (UniqueConstraint("work_id", "user", name="uq_work_share_user"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    work_id: Mapped[int] = mapped_column(ForeignKey("works.id", ondelete="CASCADE"), index=True)
+    user: Mapped[str] = mapped_column(String(320), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

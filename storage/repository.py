@@ -14,6 +14,7 @@ from core.store import NotFound, StaleRevision, Store
 from storage.db import make_engine, migrate, session_factory
 from storage.kg_repository import KgRepository
 from storage.narco_repository import NarcoRepository
+from storage.share_repository import ShareRepository
 from storage.summary_repository import SummaryRepository
 from storage.task_repository import TaskRepository
 from storage.models import (ChapterAnalysisRow, ChapterRevisionRow, ChapterRow, ChunkRow, JobRow, LlmCallRow, MetaRow,
@@ -22,7 +23,8 @@ from storage.models import (ChapterAnalysisRow, ChapterRevisionRow, ChapterRow, 
 
 def _work(row: WorkRow, chapters: int = 0, words: int = 0) -> Work:
     return Work(id=row.id, title=row.title, author=row.author, kind=WorkKind(row.kind),
-                settings=dict(row.settings or {}), created_at=row.created_at, chapter_count=chapters, word_count=words)
+                settings=dict(row.settings or {}), created_at=row.created_at, chapter_count=chapters, word_count=words,
+                owner=row.owner)
 
 
 def _chapter(row: ChapterRow) -> Chapter:
@@ -35,7 +37,7 @@ def _job(row: JobRow) -> Job:
                total=row.total, state=dict(row.state or {}), error=row.error)
 
 
-class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository):
+class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository, ShareRepository):
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions: sessionmaker[Session] = session_factory(engine)
@@ -72,10 +74,11 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository)
         return {wid: (n, int(w)) for wid, n, w in s.execute(q)}
 
     def create_work(self, title: str, author: str | None, kind: WorkKind, settings: dict[str, Any],
-                    chapters: list[NewChapter], content_sha256: str | None = None) -> Work:
+                    chapters: list[NewChapter], content_sha256: str | None = None,
+                    owner: str | None = None) -> Work:
         with self.session() as s:
             row = WorkRow(title=title, author=author, kind=kind.value, settings=settings, created_at=utcnow(),
-                          content_sha256=content_sha256)
+                          content_sha256=content_sha256, owner=owner)
             s.add(row)
             s.flush()
             for i, ch in enumerate(chapters, start=1):
