@@ -12,8 +12,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import streamlit as st  # noqa: E402
 
 from core.services import llm_service  # noqa: E402
+from core.services.access import ReadOnly  # noqa: E402
 from core.services.library import ensure_sample  # noqa: E402
-from pages._shared import get_store  # noqa: E402
+from core.store import NotFound  # noqa: E402
+from pages import _account  # noqa: E402
+from pages._shared import plain, raw_store  # noqa: E402
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 
@@ -33,14 +36,14 @@ PAGES = [
 
 @st.cache_resource(show_spinner="Preparing the library…")
 def _seed_once() -> bool:
-    ensure_sample(get_store())
+    ensure_sample(raw_store())  # with sign-in on, an unowned work: FABULA_ADMIN's (core.services.access)
     return True
 
 
 @st.cache_resource(show_spinner=False)
 def _warm_up_once() -> bool:
     """Once per server process: load the local models and the embedder in the background (pages share them)."""
-    llm_service.start_warm_up(get_store())
+    llm_service.start_warm_up(raw_store())
     return True
 
 
@@ -52,9 +55,22 @@ pages = [st.Page(PAGES_DIR / f, title=t, icon=i, url_path=u, default=(u == "home
 # pages/ folder beside app.py, a fresh server's first run lists every file in it by its raw name ("app", "shared",
 # ...) until st.navigation runs; .streamlit/config.toml hides that menu (client.showSidebarNavigation = false).
 page = st.navigation(pages, position="hidden")
+signing_in = _account.sign_in_on()  # [auth] in the secrets: a shared server, each user sees their own works
+if signing_in and _account.signed_in_user() is None:
+    _account.sign_in_screen()
+    st.stop()
 with st.sidebar:
     for listed in pages:
         st.page_link(listed)
+    if signing_in:
+        _account.account_menu()
 _seed_once()
 _warm_up_once()
-page.run()
+try:
+    page.run()
+except ReadOnly as exc:  # a change tried on a work shared read-only (a tampered form or URL): nothing was changed
+    st.error(plain(str(exc)), icon=":material/lock:")
+except NotFound as exc:  # with sign-in on, also another user's work asked for by id
+    if not signing_in:
+        raise
+    st.error(plain(str(exc)))

@@ -16,11 +16,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from cli_commands import GROUPS, CliError, render_text  # noqa: E402
+from cli_commands import GROUPS, CliError, act_as, render_text  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cli.py", description="Fabula: long fiction with a knowledge graph.")
+    parser.add_argument("--user", metavar="EMAIL", default=None,
+                        help="with sign-in configured: the user to act as (default: FABULA_USER)")
     sub = parser.add_subparsers(dest="command", required=True)
     for register in GROUPS:
         register(sub)
@@ -31,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
+    act_as(args.user)
     try:
         result = args.func(args)
     except CliError as exc:

@@ -19,14 +19,36 @@ class CliError(Exception):
 
 
 _store = None
+_user: str | None = None  # --user, set by cli.main before a command runs
 
 
-def open_store():  # noqa: ANN201 - returns storage.repository.SqlStore (composition root)
-    """The Store for FABULA_DB_URL (or the default SQLite file), migrated to the newest schema."""
+def act_as(user: str | None) -> None:
+    """The user the commands act as when sign-in is configured (--user; FABULA_USER when None)."""
+    global _user, _store
+    if user != _user:  # another user: the store opened for the last one is not theirs
+        _user, _store = user, None
+
+
+def open_store():  # noqa: ANN201 - returns core.store.Store (composition root)
+    """The Store for FABULA_DB_URL (or the default SQLite file), migrated to the newest schema. With sign-in
+    configured ([auth] in the Streamlit secrets), the Store as the --user / FABULA_USER user may use it: the same
+    checks as the pages (core.services.guarded_store); no user is a CliError."""
     global _store
     if _store is None:
+        from core.services.guarded_store import guarded
         from storage.repository import SqlStore
-        _store = SqlStore.from_url(get_settings().database_url)
+        settings = get_settings()
+        store = SqlStore.from_url(settings.database_url)
+        if settings.sign_in_configured():
+            user = _user or settings.user
+            if not user or not user.strip():
+                raise CliError("sign-in is configured ([auth] in .streamlit/secrets.toml): say who you are with "
+                               "--user EMAIL or FABULA_USER")
+            try:
+                store = guarded(store, user, settings.admin)
+            except ValueError as exc:
+                raise CliError(f"--user: {exc}") from exc
+        _store = store
     return _store
 
 

@@ -6,6 +6,7 @@ import re
 import streamlit as st
 
 from core.config import get_settings
+from core.services.guarded_store import guarded, is_read_only
 from pages._state import WORK_ID, WORK_PICKED, Slot
 
 try:  # Streamlit quirk, see below; a private attribute, so tolerate its absence in later versions.
@@ -22,9 +23,25 @@ except ImportError:  # pragma: no cover
 
 
 @st.cache_resource(show_spinner=False)
-def get_store():  # noqa: ANN201 - storage.repository.SqlStore, built here: pages are a composition root
+def raw_store():  # noqa: ANN201 - storage.repository.SqlStore, built here: pages are a composition root
+    """The process's one Store, unchecked: for what is no one user's (seeding the sample, warming models up)."""
     from storage.repository import SqlStore
     return SqlStore.from_url(get_settings().database_url)
+
+
+def get_store():  # noqa: ANN201 - core.store.Store
+    """The Store for this run of a page: the plain one in local mode; with sign-in configured, the Store as the
+    signed-in user may use it (core.services.guarded_store: every work id is checked, whatever its source), and for
+    a visitor who has not signed in, the sign-in screen and nothing else."""
+    from pages import _account
+    store = raw_store()
+    if not _account.sign_in_on():
+        return store
+    user = _account.signed_in_user()
+    if user is None:
+        _account.sign_in_screen()
+        st.stop()
+    return guarded(store, user, _account.legacy_owner())
 
 
 def selected_work_id() -> int | None:
@@ -41,20 +58,30 @@ def select_work(work_id: int | None) -> None:
 
 def work_picker(label: str = "Work") -> int | None:
     """A selectbox over the library that remembers the choice across pages; None when the library is empty."""
-    works = get_store().list_works()
+    store = get_store()
+    works = store.list_works()
     if not works:
         st.info("The library is empty: import a book or start a story on the Library page.")
         return None
     ids = [w.id for w in works]
     current = selected_work_id()
     index = ids.index(current) if current in ids else 0
-    names = {w.id: f"{w.title} (#{w.id})" for w in works}
+    names = {w.id: f"{w.title} (#{w.id})" + (" · read-only" if is_read_only(store, w.id) else "") for w in works}
     picker: Slot[int | None] = Slot(f"picker_{label}", None)
     if WORK_PICKED.pop() in ids:  # chosen by code since this picker was last drawn
         picker.set(current)  # the selectbox would otherwise keep showing its own last choice
     chosen = st.selectbox(label, ids, index=index, format_func=lambda i: names[i], key=picker.key)
     WORK_ID.set(chosen)
+    read_only_note(store, chosen)
     return chosen
+
+
+def read_only_note(store, work_id: int | None) -> None:  # noqa: ANN001 - core.store.Store
+    """The mark on every page of a work shared with the user read-only."""
+    if work_id is not None and is_read_only(store, work_id):
+        owner = store.work_sharing(work_id).owner or "the admin"
+        st.caption(f":material/lock: Shared with you read-only by {plain(owner)}: you can read it, ask about it and "
+                   "export it; only its owner can change it.")
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~$"})

@@ -6,9 +6,13 @@ import streamlit as st
 from core.config import get_settings
 from core.ingest import IngestError
 from core.services import imports, library
+from core.services.access import Access
+from core.services.guarded_store import access_of
 from core.store import NotFound
+from pages._account import sign_in_on
 from pages._jobs import import_panel
 from pages._shared import get_store, plain, select_work
+from pages._sharing import share_popover
 from pages._state import (
     IMPORTS_SEEN_BUSY,
     LIBRARY_OPEN_IMPORT,
@@ -134,7 +138,9 @@ def confirm_delete(work_id: int, title: str) -> None:
 works = store.list_works()
 if not works:
     st.info("No works yet: import a book above or start a story.")
+sharing = sign_in_on()  # a shared server: the owner's works can be shared read-only, a reader's are marked
 for work in works:
+    level = access_of(store, work.id)  # WRITE in local mode: everything is the one user's
     with st.container(border=True):
         head, stats = st.columns([3, 2])
         head.markdown(f"**{plain(work.title)}**" + (f" — {plain(work.author)}" if work.author else ""))
@@ -144,6 +150,9 @@ for work in works:
             select_work(work.id)
             READ_CHAPTER.set(1)
             st.switch_page("pages/read.py")
+        if level is Access.READ:
+            rename_col.caption(f":material/lock: Read-only: shared with you by {plain(work.owner or 'the admin')}")
+            continue
         with rename_col.popover("Rename"):
             new_title = st.text_input("New title", value=work.title, key=f"title_{work.id}")
             if st.button("Save title", key=f"rename_{work.id}"):
@@ -153,6 +162,8 @@ for work in works:
                     st.error(plain(str(exc)))
                 else:
                     st.rerun()
+        if sharing:
+            share_popover(rename_col, store, work)
         if delete_col.button("Delete", key=f"delete_{work.id}"):
             PENDING_DELETE.set(PendingDelete(work.id, work.title))
 

@@ -6,6 +6,7 @@ import json
 
 import streamlit as st
 
+from core.services.guarded_store import is_read_only
 from core.services.library import edit_chapter
 from core.store import NotFound, StaleRevision
 from pages._shared import get_store, plain, plain_with_italics, select_work, work_picker
@@ -49,10 +50,14 @@ store = get_store()
 params = st.query_params
 if "work" in params:
     try:
-        select_work(int(params["work"]))
+        linked = int(params["work"])
+        store.get_work(linked)  # NotFound, also for a work the signed-in user may not open
+        select_work(linked)
         READ_CHAPTER.set(int(params.get("chapter", 1)))
     except ValueError:
         st.warning("The link names no valid work or chapter.")
+    except NotFound as exc:
+        st.warning(f"{plain(str(exc))} The link cannot be opened.")
     st.query_params.clear()
 
 st.title("Read")
@@ -125,7 +130,8 @@ def load_current(text: Slot[str], loaded: Slot[tuple[int, str] | None]) -> None:
 
 if saved_note := READ_EDIT_SAVED.pop():
     st.success(saved_note)
-if st.toggle("Edit chapter", key=READ_EDITING.key, help="Change this chapter's text; every revision is kept"):
+if not is_read_only(store, work_id) and st.toggle("Edit chapter", key=READ_EDITING.key,
+                                                 help="Change this chapter's text; every revision is kept"):
     text, started = read_editor(work_id, index)
     loaded = started.get()  # (revision, text) the editor started from
     if (not text.is_set() or loaded is None

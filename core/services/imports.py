@@ -69,7 +69,9 @@ _lock = threading.Lock()
 def _db(store: Store) -> str:
     """The database a store writes to: two stores on one database share their imports."""
     engine = getattr(store, "engine", None)
-    return str(engine.url) if engine is not None else f"store:{id(store)}"
+    url = str(engine.url) if engine is not None else f"store:{id(store)}"
+    user = getattr(store, "user", None)  # with sign-in on (GuardedStore): each user sees their own imports only
+    return f"{url}#{user}" if isinstance(user, str) else url
 
 
 def runs_in_background(filename: str, size: int) -> bool:
