@@ -76,7 +76,8 @@ def _ingest_task(open_store: StoreOpener, db_url: str, book: BookFile, data: byt
 
 def run_ray(open_store: StoreOpener, db_url: str, books: Sequence[BookFile], *, graph: bool,
             on_event: EventFn | None = None, max_retries: int = MAX_RETRIES) -> Iterator[BookResult]:
-    """Each book as a Ray task on the running cluster (ray_cluster); a result as each ends, in the order they end.
+    """Each book as a Ray task on the running cluster (ray_cluster), the largest files first; a result as each ends,
+    in the order they end.
 
     `open_store(db_url)` runs in the workers (storage.repository.SqlStore.from_url). `on_event` receives the books'
     progress in this process. A book whose worker died more than `max_retries` times, or whose task raised, gives a
@@ -87,7 +88,8 @@ def run_ray(open_store: StoreOpener, db_url: str, books: Sequence[BookFile], *, 
     events = Queue(actor_options={"num_cpus": 0}) if on_event is not None else None
     task = ray.remote(_ingest_task).options(num_cpus=1, max_retries=max_retries, retry_exceptions=False)
     window = max(1, int(ray.cluster_resources().get("CPU", 1)) * IN_FLIGHT_PER_CPU)
-    todo, pending = list(books), dict[Any, BookFile]()
+    todo = sorted(books, key=lambda b: -b.size)   # the longest first: none is left alone at the end
+    pending = dict[Any, BookFile]()
     try:
         while todo or pending:
             while todo and len(pending) < window:
