@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from core.services import background, imports
+from core.services.guarded_store import is_read_only
 from core.store import NotFound, Store
 from pages._shared import plain, select_work
 from pages._state import IMPORTS_SEEN_BUSY, READ_CHAPTER, job_seen_busy
@@ -83,7 +84,7 @@ def _render(store: Store, work_id: int, view: background.TaskView, kinds: tuple[
                 st.caption(f"{view.label} is running on this work; other jobs on it can start when it ends.")
             if view.state == "stopping":
                 st.caption("Stopping at the next safe point; everything finished is kept.")
-            else:
+            elif not is_read_only(store, work_id):  # a reader watches the owner's job, and cannot stop it
                 st.button("Stop", key=f"job_stop_{work_id}", icon=":material/stop_circle:",
                           on_click=background.request_stop, args=(store, work_id),
                           help="Ends the job after the unit in progress; everything finished is kept.")
@@ -111,6 +112,8 @@ def _render(store: Store, work_id: int, view: background.TaskView, kinds: tuple[
 
 
 def _resume_button(store: Store, work_id: int) -> None:
+    if is_read_only(store, work_id):
+        return
     if st.button("Resume", key=f"job_resume_{work_id}", icon=":material/play_arrow:"):
         try:
             background.resume(store, work_id)

@@ -6,7 +6,7 @@ import streamlit as st
 from core.config import get_settings
 from core.ingest import IngestError
 from core.services import imports, library
-from core.services.access import Access
+from core.services.access import Access, ReadOnly
 from core.services.guarded_store import access_of
 from core.store import NotFound
 from pages._account import sign_in_on
@@ -127,6 +127,10 @@ def confirm_delete(work_id: int, title: str) -> None:
             store.delete_work(work_id)
         except NotFound:
             pass
+        except ReadOnly as exc:  # a delete tampered into the session for a work shared read-only: nothing deleted
+            _forget_pending_delete()
+            st.error(plain(str(exc)))
+            return
         WORK_ID.clear()
         _forget_pending_delete()
         st.rerun()
