@@ -7,6 +7,7 @@ import streamlit as st
 
 from core.kg.types import EXTRACTORS, NODE_TYPES
 from core.services import kg_service, kg_views
+from core.services.guarded_store import is_read_only
 from core.store import Store
 from pages._jobs import start_job
 from pages._shared import plain
@@ -26,7 +27,9 @@ def build_section(store: Store, work_id: int, busy: bool = False) -> kg_service.
             est = kg_service.llm_build_estimate(store, work_id, force)
             st.caption(f"Estimate with {est.model}: {est.units} chapters, ~{est.input_tokens:,} input and "
                        f"~{est.output_tokens:,} output tokens: {est.label}")
-        if right.button("Build graph", type="primary", disabled=status.chapters == 0 or busy, key="kg_build"):
+        read_only = is_read_only(store, work_id)  # shared with the user read-only: only its owner builds
+        if right.button("Build graph", type="primary", disabled=status.chapters == 0 or busy or read_only,
+                        key="kg_build", help="Only the work's owner can build its graph." if read_only else None):
             start_job(store, work_id, "kg_build", {"extractor": extractor, "force": force})
         if status.chapters == 0:
             note.info("This work has no chapters yet.")
@@ -55,6 +58,8 @@ def details_section(store: Store, work_id: int, view: kg_views.GraphView, ids: l
     left.bar_chart({"mentions": details.mentions_by_chapter}, x_label="chapter", height=220)
     right.dataframe([{"chapter": f["chapter"], "fact": f["fact"], "source sentence": f["sentence"]}
                      for f in details.facts], hide_index=True, height=220)
+    if is_read_only(store, work_id):  # corrections change the graph: its owner's
+        return
     with st.expander("Correct this entity"):
         entity_id = view.full.nodes[node]["entity_id"]
         new_label = st.text_input("Rename to", value=details.label, key=f"kg_rename_{node}")
