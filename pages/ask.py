@@ -10,6 +10,7 @@ from core.llm import LLMError
 from core.qa import MODE_HELP, MODES, QAParams
 from core.qa.params import FACT_RANKINGS, PASSAGE_SEARCHES
 from core.services import narco_service, qa_service
+from core.services.guarded_store import is_read_only
 from core.services.llm_service import resolve_llm_name
 from pages._jobs import job_panel, start_job
 from pages._shared import get_store, pick_work_with_chapters, plain, select_work
@@ -190,6 +191,7 @@ with st.expander("NARCO edges (retrospective questions between passages)"):
     st.caption(f"Estimate with {llm_name}: {estimate.units} passages, {estimate.detail['pairs']} pairs, "
                f"~{estimate.calls} calls, ~{estimate.input_tokens:,} input and "
                f"{estimate.output_tokens:,} output tokens: {estimate.label}")
-    if st.button("Build NARCO edges", key="narco_build", disabled=not estimate.units or busy):
+    if st.button("Build NARCO edges", key="narco_build",
+                 disabled=not estimate.units or busy or is_read_only(store, work_id)):
         start_job(store, work_id, "narco", {"llm_name": llm_name, "window": narco.window,
                                             "first_chapter": narco.first_chapter, "last_chapter": narco.last_chapter})

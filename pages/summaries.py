@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.services import summary_service as ss
+from core.services.guarded_store import is_read_only
 from core.services.llm_service import resolve_llm_name
 from core.summarize import MODE_LABELS, MODES, SummaryParams
 from pages._jobs import job_panel, start_job
@@ -54,7 +55,8 @@ with st.expander("Write summaries", expanded=True):
     if unfinished := ss.unfinished_job(store, work_id):
         st.caption(f"An earlier run stopped after {unfinished['done']} of {unfinished['total']}; running the same "
                    "request again resumes it.")
-    if st.button("Summarize", type="primary", key="sum_run", disabled=blocked or not chosen or busy):
+    if st.button("Summarize", type="primary", key="sum_run",
+                 disabled=blocked or not chosen or busy or is_read_only(store, work_id)):
         start_job(store, work_id, "summaries", {"chapters": chosen, "modes": list(modes), "force": force,
                                                 "context_tokens": params.context_tokens,
                                                 "summary_tokens": params.summary_tokens})
@@ -80,6 +82,8 @@ for column, mode in zip(st.columns(2), MODES):
         if mode == "kg":
             with st.expander(f"KG lines given ({len(shown.kg_lines)})"):
                 st.code("\n".join(shown.kg_lines) or "(none)", language=None, wrap_lines=True)
+        if is_read_only(store, work_id):  # shared read-only: its owner edits
+            continue
         with st.expander("Edit"):
             text = st.text_area("Your version", shown.text, height=200, key=f"sum_text_{mode}_{index}_{shown.id}")
             if st.button("Save as my version", key=f"sum_save_{mode}"):

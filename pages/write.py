@@ -7,6 +7,7 @@ import streamlit as st
 from core.services import llm_service
 from core.services import write_service as ws
 from core.services.background_jobs import saved_draft
+from core.services.guarded_store import is_read_only
 from core.write import ARCS, PREMISES, DecodeParams, WriteParams
 from pages._jobs import job_panel, start_job
 from pages._shared import get_store, plain, select_work, work_picker
@@ -46,7 +47,7 @@ with st.expander("Start a story", expanded=WRITE_OPEN_START.get() or not store.l
                 st.error(plain(str(exc)))
 
 work_id = work_picker()
-if work_id is None:
+if work_id is None or is_read_only(store, work_id):  # shared read-only (the picker says so): only its owner writes
     st.stop()
 work = store.get_work(work_id)
 story = "arc" in work.settings

@@ -66,6 +66,14 @@ def test_each_user_lists_only_their_works_and_a_shared_one_read_only(app_db: str
     at = _as(BOB, "read.py", work_id=ann_work)
     assert any("Shared with you read-only by ann@example" in c.value for c in at.caption)
     assert not [t for t in at.toggle if t.label == "Edit chapter"]
+    # the other pages offer a reader nothing that changes the work
+    at = _as(BOB, "summaries.py", work_id=ann_work)
+    assert not at.exception and at.button(key="sum_run").disabled
+    at = _as(BOB, "ask.py", work_id=ann_work)
+    assert not at.exception and at.button(key="narco_build").disabled
+    at = _as(BOB, "write.py", work_id=ann_work)
+    assert not at.exception and not [b for b in at.button if b.key in ("write_next", "cont_go", "cont_save")]
+    assert any("Shared with you read-only" in c.value for c in at.caption)
 
 
 def test_the_owner_shares_and_revokes_from_the_library(app_db: str) -> None:
