@@ -187,17 +187,22 @@ def propagate_names(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[
     ("There goes Bill!"). Only capitalised forms count; at the start of a sentence only where the parser calls the
     word a proper noun ("Will you..."); a form followed or preceded by another proper noun is part of a longer name
     and left alone."""
-    forms: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
+    forms: dict[tuple[str, ...], Counter[tuple[str, str]]] = defaultdict(Counter)
     for doc, per_doc in zip(docs, mentions):
         for m in per_doc:
             words = tuple(t.text for t in doc[m.start:m.end])
             if words and words[0][:1].isupper():
-                forms[words].add((m.name, m.type))
+                forms[words][(m.name, m.type)] += 1
     by_first: dict[str, list[tuple[tuple[str, ...], str, str]]] = defaultdict(list)
     for words, owners in forms.items():
         names = {name for name, _ in owners}
         if len(names) == 1:
-            types = Counter(t for _, t in owners)
+            # The form's most frequent label; a tie goes to the one met first. (A set of labels counted once each
+            # left the tie to the set's order, which changes with the process's hash seed: a graph built in two
+            # processes, a resumed build or a Ray worker, typed such a name two ways.)
+            types: Counter[str] = Counter()
+            for (_, etype), count in owners.items():
+                types[etype] += count
             by_first[words[0]].append((words, names.pop(), types.most_common(1)[0][0]))
     if not by_first:
         return mentions
