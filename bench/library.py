@@ -70,7 +70,7 @@ def main() -> None:
     parser.add_argument("--books", type=int, default=None, help="only the N shortest books (a quick try)")
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray cluster")
     args = parser.parse_args()
-    about = machine()
+    about, commit = machine(), _commit()
     with tempfile.TemporaryDirectory(prefix="fabula-library-") as tmp:
         folder = Path(tmp) / "books"
         folder.mkdir()
@@ -99,7 +99,7 @@ def main() -> None:
           f"{speedup:.2f}x; {total['identical']} of {total['books']} books identical; load average "
           f"{about['load_avg_at_start']} at the start, {total['load_avg_at_end']} at the end")
     name = "library" if not args.books else "library_quick"
-    path = write_results(name, {"total": total, "books": rows, "commit": _commit()})
+    path = write_results(name, {"total": total, "books": rows, "commit": commit})
     print(f"wrote {path.relative_to(ROOT)}")
     if total["identical"] != total["books"]:
         raise SystemExit("the engines stored different books")

@@ -8,6 +8,7 @@ Files that could not be imported end the command with status 1, after every othe
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -22,7 +23,7 @@ from core.services.library_ingest import BookEvent, BookResult
 
 def _live(event: BookEvent) -> None:
     """A book's progress on a terminal (a graph build of a long book takes a while)."""
-    if sys.stderr.isatty() and event.stage == "graph" and event.total:
+    if event.stage == "graph" and event.total:
         print(f"  {event.file}: graph {event.done}/{event.total} (pid {event.pid})", file=sys.stderr, flush=True)
 
 
@@ -46,16 +47,17 @@ def cmd_library_ingest(args: argparse.Namespace) -> None:
         show(result)
     started = time.perf_counter()
     engine = args.engine
+    live = _live if sys.stderr.isatty() else None   # no progress stream from the workers when nobody watches
     if args.engine == "ray":
         from core.services.library_ray import ray_cluster, run_ray
         from storage.repository import SqlStore
         with ray_cluster(args.cpus) as cpus:
             engine = f"ray ({cpus} CPUs)"
             for result in run_ray(SqlStore.from_url, get_settings().database_url, plan.books, graph=args.graph,
-                                  on_event=_live):
+                                  scope=_scope(store), on_event=live):
                 show(result)
     else:
-        for result in library_ingest.run_sequential(store, plan.books, graph=args.graph, on_event=_live):
+        for result in library_ingest.run_sequential(store, plan.books, graph=args.graph, on_event=live):
             show(result)
     summary = library_ingest.summary(results, time.perf_counter() - started, engine)
     if args.json:
@@ -64,6 +66,15 @@ def cmd_library_ingest(args: argparse.Namespace) -> None:
         print(_summary_line(summary, args.graph))
     if summary["failed"]:
         raise CliError(f"{summary['failed']} of {total} files could not be imported (see above); the others were.")
+
+
+def _scope(store: Any) -> Any:
+    """With sign-in, the workers' stores act as the user this command acts as (open_store's guarded store)."""
+    user = getattr(store, "user", None)
+    if not isinstance(user, str):
+        return None
+    from core.services.guarded_store import guarded
+    return functools.partial(guarded, user=user, legacy_owner=get_settings().admin)
 
 
 def _summary_line(s: dict[str, Any], graph: bool) -> str:

@@ -150,7 +150,7 @@ def ingest_book(store: Store, book: BookFile, data: bytes, *, graph: bool,
     result = BookResult(book.name, "imported", work.title, work.id, work.chapter_count, work.word_count,
                         found_stored=found, pid=pid)
     if found:
-        result.message = "stored by an earlier attempt; not imported again"
+        result.message = "already stored when its turn came (an earlier attempt, or another import); not imported again"
     if graph:
         report = _build_graph(store, work.id, lambda d, t, m: emit(BookEvent(book.name, pid, "graph", d, t, m)))
         result.entities, result.triples = report.entities, report.edges + report.facts

@@ -31,7 +31,8 @@ IN_FLIGHT_PER_CPU = 2        # tasks submitted ahead per CPU: the files are read
 WAIT_S = 0.2                 # how often the driver passes on progress while it waits
 
 StoreOpener = Callable[[str], Store]
-_stores: dict[str, Store] = {}   # in a worker: one store per database URL, kept for the worker's next tasks
+StoreScope = Callable[[Store], Store]
+_stores: dict[str, Store] = {}   # in a worker: one store per database URL (and scope), kept for its next tasks
 
 
 @contextlib.contextmanager
@@ -61,27 +62,31 @@ def _pythonpath() -> str:
     return os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")) if p)
 
 
-def _store(open_store: StoreOpener, db_url: str) -> Store:
-    if db_url not in _stores:
-        _stores[db_url] = open_store(db_url)
-    return _stores[db_url]
+def _store(open_store: StoreOpener, db_url: str, scope: StoreScope | None) -> Store:
+    key = f"{db_url} {scope!r}"
+    if key not in _stores:
+        store = open_store(db_url)
+        _stores[key] = store if scope is None else scope(store)
+    return _stores[key]
 
 
-def _ingest_task(open_store: StoreOpener, db_url: str, book: BookFile, data: bytes, graph: bool,
-                 events: Any) -> BookResult:
+def _ingest_task(open_store: StoreOpener, db_url: str, scope: StoreScope | None, book: BookFile, data: bytes,
+                 graph: bool, events: Any) -> BookResult:
     """One book in a Ray worker: the same function and the same kind of store as the sequential engine."""
-    return ingest_book(_store(open_store, db_url), book, data, graph=graph,
+    return ingest_book(_store(open_store, db_url, scope), book, data, graph=graph,
                        on_event=None if events is None else events.put)
 
 
 def run_ray(open_store: StoreOpener, db_url: str, books: Sequence[BookFile], *, graph: bool,
-            on_event: EventFn | None = None, max_retries: int = MAX_RETRIES) -> Iterator[BookResult]:
+            scope: StoreScope | None = None, on_event: EventFn | None = None,
+            max_retries: int = MAX_RETRIES) -> Iterator[BookResult]:
     """Each book as a Ray task on the running cluster (ray_cluster), the largest files first; a result as each ends,
     in the order they end.
 
-    `open_store(db_url)` runs in the workers (storage.repository.SqlStore.from_url). `on_event` receives the books'
-    progress in this process. A book whose worker died more than `max_retries` times, or whose task raised, gives a
-    failed result; the other books go on."""
+    `open_store(db_url)` runs in the workers (storage.repository.SqlStore.from_url), then `scope(store)` when given
+    (with sign-in: partial(guarded_store.guarded, user=...), the store as the user the driver acts as may use it).
+    `on_event` receives the books' progress in this process. A book whose worker died more than `max_retries`
+    times, or whose task raised, gives a failed result; the other books go on."""
     import ray
     from ray.util.queue import Queue
 
@@ -99,7 +104,7 @@ def run_ray(open_store: StoreOpener, db_url: str, books: Sequence[BookFile], *, 
                 except OSError as exc:
                     yield BookResult(book.name, "failed", message=f"cannot read it: {exc.strerror}")
                     continue
-                pending[task.remote(open_store, db_url, book, data, graph, events)] = book
+                pending[task.remote(open_store, db_url, scope, book, data, graph, events)] = book
             if not pending:
                 continue
             ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=WAIT_S, fetch_local=False)

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from core.ingest import read_book
 from core.services import library
 from core.services.library_ingest import BookEvent, fingerprint, plan_folder
 from storage.repository import SqlStore
 from tests.conftest import novel_path
+from tests.support.library_books import cut_novel
 
 pytestmark = pytest.mark.slow
 
@@ -33,26 +33,12 @@ BOOKS = {  # file -> (novel, chapters, words per chapter)
 BAD = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
 
 
-def _cut(novel: str, chapters: int, words: int) -> str:
-    """The first `chapters` chapters of a novel, each its first paragraphs up to about `words` words."""
-    path = novel_path(novel)
-    parts = []
-    for i, chapter in enumerate(read_book(path.name, path.read_bytes()).chapters[:chapters], start=1):
-        kept: list[str] = []
-        for paragraph in chapter.text.split("\n\n"):
-            if sum(len(p.split()) for p in kept) >= words:
-                break
-            kept.append(paragraph)
-        parts.append(f"Chapter {i}\n\n" + "\n\n".join(kept))
-    return "\n\n\n".join(parts) + "\n"
-
-
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("library")
     for name, (novel, chapters, words) in BOOKS.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(_cut(novel, chapters, words), encoding="utf-8")
+        (root / name).write_text(cut_novel(novel_path(novel), chapters, words), encoding="utf-8")
     (root / "zz_copy_of_carol.txt").write_bytes((root / "carol.txt").read_bytes())
     (root / "broken.txt").write_bytes(BAD)
     (root / "notes.json").write_text("{}")
@@ -67,18 +53,22 @@ def ray_cpus() -> Iterator[int]:
         yield cpus
 
 
-def run_cli(url: str, *argv: str) -> tuple[int, dict[str, Any], str]:
-    """cli.py library ingest ... --json on the database `url`: exit status, the JSON, the lines (stderr)."""
+def run_cli(url: str, *argv: str, user: str | None = None, env: dict[str, str] | None = None,
+            ) -> tuple[int, dict[str, Any], str]:
+    """cli.py [--user USER] library ingest ... --json on the database `url`: exit status, the JSON, the lines."""
     import cli
     import cli_commands
     from core.config import get_settings
     out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         mp.setenv("FABULA_DB_URL", url)
+        for key, value in (env or {}).items():
+            mp.setenv(key, value)
         mp.setattr(cli_commands, "_store", None)
+        mp.setattr(cli_commands, "_user", None)
         get_settings.cache_clear()
         try:
-            status = cli.main(["library", "ingest", *argv, "--json"])
+            status = cli.main([*(["--user", user] if user else []), "library", "ingest", *argv, "--json"])
         finally:
             if cli_commands._store is not None:
                 cli_commands._store.engine.dispose()
@@ -175,3 +165,19 @@ def test_a_worker_killed_mid_book_is_retried_to_the_clean_result(sequential: dic
         assert len(store.find_works_by_content(library.content_hash(data))) == 1
     assert not any(store.get_task(w.id).status.value == "running" for w in store.list_works())
     store.engine.dispose()
+
+
+def test_with_sign_in_the_ray_workers_store_the_books_as_the_user(folder: Path, ray_cpus: int,
+                                                                   tmp_path: Path) -> None:
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text('[auth]\nredirect_uri = "http://localhost:8501/oauth2callback"\ncookie_secret = "x"\n'
+                       'client_id = "fabula"\nclient_secret = "s"\n'
+                       'server_metadata_url = "http://localhost:1/.well-known/openid-configuration"\n')
+    url, env = f"sqlite:///{tmp_path / 'shared.db'}", {"FABULA_SECRETS_FILE": str(secrets)}
+    status, out, _ = run_cli(url, str(folder), "--engine", "ray", user="Ann@Example.com", env=env)
+    assert status == 1 and out["summary"]["imported"] == 3
+    store = SqlStore.from_url(url)
+    assert {w.owner for w in store.list_works()} == {"ann@example.com"}
+    store.engine.dispose()
+    status, out, lines = run_cli(url, str(folder), user="bob@example.com", env=env)  # Ann's books are not Bob's
+    assert out["summary"]["imported"] == 3 and "already in the library" not in lines
