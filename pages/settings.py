@@ -6,11 +6,16 @@ import streamlit as st
 
 from core.llm import LLMError
 from core.services import llm_service
+from core.services.guarded_store import can_change_settings
 from pages._shared import get_store, plain
 from pages._state import PRICE_TABLE
 
 store = get_store()
 st.title("Settings")
+locked = not can_change_settings(store)  # a shared server: the models and prices are the admin's (FABULA_ADMIN)
+if locked:
+    st.info("These settings are shared by everyone on this server: only its admin can change them.",
+            icon=":material/lock:")
 
 # -- which model for which role ---------------------------------------------------------------------------------
 st.subheader("Language models")
@@ -39,7 +44,7 @@ with st.form("llm_roles"):
     else:
         everything = None
         choices = {role: model_box(role.capitalize(), effective[role], f"llm_{role}") for role in llm_service.ROLES}
-    if st.form_submit_button("Save", type="primary"):
+    if st.form_submit_button("Save", type="primary", disabled=locked):
         try:
             llm_service.save_role_assignment(store, everything, choices)
         except (LLMError, ValueError) as exc:
@@ -57,7 +62,7 @@ if llm_service.local_runtime() == "llama.cpp":
 else:
     st.warning("The embedded local models generate with transformers here, several times slower: llama-cpp-python "
                "is missing or turned off (FABULA_LOCAL_RUNTIME). `bash scripts/dev.sh setup` builds it.")
-if st.button("Use the environment's settings (FABULA_LLM…)", disabled=not (saved.default or saved.roles)):
+if st.button("Use the environment's settings (FABULA_LLM…)", disabled=locked or not (saved.default or saved.roles)):
     llm_service.clear_role_assignment(store)
     st.rerun()
 
@@ -97,14 +102,14 @@ edited = st.data_editor(pd.DataFrame(llm_service.price_table_rows(store)), num_r
                                        "input_per_1m": st.column_config.NumberColumn("Input $/1M", min_value=0.0),
                                        "output_per_1m": st.column_config.NumberColumn("Output $/1M", min_value=0.0)})
 save_col, reset_col = st.columns(2)
-if save_col.button("Save prices"):
+if save_col.button("Save prices", disabled=locked):
     try:
         llm_service.save_price_table(store, edited.to_dict("records"))
     except ValueError as exc:
         st.error(plain(str(exc)))
     else:
         st.success("Prices saved.")
-if reset_col.button("Restore default prices"):
+if reset_col.button("Restore default prices", disabled=locked):
     llm_service.reset_price_table(store)
     PRICE_TABLE.clear()
     st.rerun()

@@ -139,6 +139,11 @@ def is_read_only(store: Store, work_id: int) -> bool:
     return access_of(store, work_id) is Access.READ
 
 
+def can_change_settings(store: Store) -> bool:
+    """Whether the current user may change the app-wide settings: always in local mode; signed in, the admin only."""
+    return store.is_admin if isinstance(store, GuardedStore) else True
+
+
 # ---- the owner's sharing use cases ---------------------------------------------------------------------------------
 
 def _owner_store(store: Store, work_id: int) -> GuardedStore:
@@ -172,4 +177,5 @@ def shares(store: Store, work_id: int) -> list[str]:
     return list(_owner_store(store, work_id).work_sharing(work_id).readers)
 
 
-__all__ = ["GuardedStore", "guarded", "access_of", "is_read_only", "share", "unshare", "shares"]
+__all__ = ["GuardedStore", "guarded", "access_of", "is_read_only", "can_change_settings", "share", "unshare",
+           "shares"]

@@ -92,6 +92,24 @@ def test_the_owner_shares_and_revokes_from_the_library(app_db: str) -> None:
     assert _store().work_sharing(work).readers == ()
 
 
+def test_only_the_admin_changes_the_shared_settings(app_db: str, monkeypatch) -> None:  # noqa: ANN001
+    from core.config import get_settings
+    monkeypatch.setenv("FABULA_ADMIN", ANN)
+    get_settings.cache_clear()
+    at = _as(BOB, "app.py")
+    at.switch_page("pages/settings.py").run()
+    assert not at.exception, at.exception
+    assert any("only its admin can change them" in i.value for i in at.info)
+    changes = ("Save", "Save prices", "Restore default prices")
+    assert all(b.disabled for b in at.button if b.label in changes) and len([b for b in at.button
+                                                                             if b.label in changes]) == 3
+    at = _as(ANN, "app.py")
+    at.switch_page("pages/settings.py").run()
+    assert not any("only its admin" in i.value for i in at.info)
+    [b for b in at.button if b.label == "Restore default prices"][0].click().run()
+    assert not at.exception and _store().get_meta("price_table") is not None
+
+
 def test_tampered_work_ids_are_refused(app_db: str) -> None:
     ann_work, bob_work = _work(ANN, "Harbour"), _work(BOB, "Bob's Tale")
     # another user's work put into session state: every page opens the user's own work instead, nothing of Ann's

@@ -163,7 +163,13 @@ def test_cli_with_sign_in_acts_as_the_given_user(signed_in_cli: SqlStore, capsys
     get_settings.cache_clear()
     status, _, err = _cli(capsys, "delete", str(work.id))
     assert status == 1 and f"No work with id {work.id}" in err
-    guarded_store.share(guarded_store.guarded(signed_in_cli, ANN), work.id, BOB)
+    status, out, err = _cli(capsys, "--user", ANN, "share", str(work.id), "Bob@Example.com", "--json")
+    assert status == 0 and json.loads(out) == {"work_id": work.id, "shared_with": [BOB]}, err
+    status, out, err = _cli(capsys, "--user", ANN, "share", str(work.id), "not an address@")
+    assert status == 1 and "not an email address" in err
+    status, _, err = _cli(capsys, "share", str(work.id), EVE)  # Bob (FABULA_USER) may not share Ann's work on
+    assert status == 1 and "read-only" in err
+    assert signed_in_cli.work_sharing(work.id).readers == (BOB,)
     status, out, _ = _cli(capsys, "chapter", str(work.id), "1")
     assert status == 0 and "Text of chapter 1" in out
     status, _, err = _cli(capsys, "delete", str(work.id))
@@ -171,6 +177,10 @@ def test_cli_with_sign_in_acts_as_the_given_user(signed_in_cli: SqlStore, capsys
     assert signed_in_cli.get_work(work.id).title == "Harbour"
     status, out, _ = _cli(capsys, "--user", ANN, "rename", str(work.id), "Harbour Lights")
     assert status == 0 and signed_in_cli.get_work(work.id).title == "Harbour Lights"
+    status, out, _ = _cli(capsys, "--user", ANN, "unshare", str(work.id), BOB, "--json")
+    assert status == 0 and json.loads(out)["shared_with"] == []
+    status, _, err = _cli(capsys, "chapter", str(work.id), "1")
+    assert status == 1 and f"No work with id {work.id}" in err
 
 
 def test_cli_without_sign_in_works_as_before(store: SqlStore, monkeypatch, capsys, db_url, fresh_settings,  # noqa: ANN001
@@ -181,5 +191,7 @@ def test_cli_without_sign_in_works_as_before(store: SqlStore, monkeypatch, capsy
     work = store.create_work("Harbour", None, WorkKind.BOOK, {}, _chapters())
     status, out, _ = _cli(capsys, "works", "--json")
     assert status == 0 and [w["work_id"] for w in json.loads(out)] == [work.id]
+    status, _, err = _cli(capsys, "share", str(work.id), BOB)
+    assert status == 1 and "Sharing needs sign-in" in err
     status, out, _ = _cli(capsys, "delete", str(work.id))
     assert status == 0 and store.list_works() == []
