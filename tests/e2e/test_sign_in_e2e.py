@@ -212,5 +212,12 @@ def test_two_users_a_read_only_share_and_no_way_round_it(signed_app, browser) ->
     assert bob.get_by_text("Harbour").count() == 0
     no_exception(ann)
     no_exception(bob)
+    # signing out leaves the sign-in screen, and nothing of the library
+    bob.get_by_role("button", name="Sign out").click()
+    bob.get_by_role("button", name="End session").click()  # the provider's end-session page, back to Fabula after
+    bob.get_by_role("button", name="Sign in").wait_for()
+    wait_idle(bob)
+    assert bob.get_by_text("Signed in as").count() == 0
+    _shot(bob, "10_bob_signed_out")
     for page in (ann, bob):
         page.context.close()
