@@ -75,7 +75,8 @@ def main() -> None:
         folder = Path(tmp) / "books"
         folder.mkdir()
         files = library_folder(folder, args.books)
-        print(f"{len(files)} books; sequential, then Ray ({args.cpus} CPUs); load average {about['load_avg_at_start']}")
+        print(f"{len(files)} books; sequential, then Ray ({args.cpus} CPUs); "
+              f"load average {about['load_avg_at_start']:.2f}")
         sequential = run("sequential", folder, Path(tmp) / "sequential.db", args.cpus)
         ray = run("ray", folder, Path(tmp) / "ray.db", args.cpus)
     rows = []
@@ -90,14 +91,15 @@ def main() -> None:
     total = {"books": len(rows), "identical": sum(r["identical"] == "yes" for r in rows),
              "words": sum(r["words"] for r in rows), "sequential_wall_s": sequential["wall_s"],
              "ray_wall_s": ray["wall_s"], "ray_cluster_start_s": ray["ray_start_s"], "speedup": round(speedup, 2),
-             "ray_cpus": args.cpus, "load_avg_at_end": _load()}
+             "ray_cpus": args.cpus, "started": about["date"], "load_avg_at_start": round(about["load_avg_at_start"], 2),
+             "load_avg_at_end": _load()}
     print()
     print(table(rows, ["book", "words", "chapters", "passages", "entities", "triples", "sequential_s", "ray_s",
                        "identical"]))
     print(f"\n{total['books']} books, {total['words']:,} words: sequential {sequential['wall_s']:.1f} s, Ray "
           f"({args.cpus} CPUs) {ray['wall_s']:.1f} s (+ {ray['ray_start_s']:.1f} s cluster start) = "
           f"{speedup:.2f}x; {total['identical']} of {total['books']} books identical; load average "
-          f"{about['load_avg_at_start']} at the start, {total['load_avg_at_end']} at the end")
+          f"{total['load_avg_at_start']} at the start, {total['load_avg_at_end']} at the end")
     name = "library" if not args.books else "library_quick"
     path = write_results(name, {"total": total, "books": rows, "commit": commit})
     print(f"wrote {path.relative_to(ROOT)}")

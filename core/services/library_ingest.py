@@ -62,10 +62,6 @@ class BookResult:
     graph_resumed: bool = False      # its graph build continued an unfinished one
     pid: int | None = None           # the process that ran it
 
-    @property
-    def ok(self) -> bool:
-        return self.status in ("imported", "duplicate", "skipped")
-
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
