@@ -97,6 +97,8 @@ if story:
         st.info("Stopped: the partial chapter is kept as a draft.")
     if WRITE_DRAFT.is_set():
         st.text_area("Draft (edit before accepting)", key=WRITE_TEXT.key, height=300)
+        if note := ws.writer_note(store, work_id):
+            st.caption(note)
         final = st.checkbox("This is the final chapter", key=WRITE_FINAL.key)
         if st.button("Accept chapter", key="write_accept", disabled=busy):
             start_job(store, work_id, "story_accept", {"text": WRITE_TEXT.get(), "final": final})

@@ -123,6 +123,18 @@ def graph_note(store: Store, work_id: int) -> str:
         if params.extractor == "auto" else "")
 
 
+def writer_note(store: Store, work_id: int) -> str | None:
+    """What to say next to a draft written by an embedded model (None for any other model): what to expect of it, and
+    where a better writer is chosen."""
+    from core.llm.registry import is_embedded
+    name = writing_model(store, work_id)
+    if not is_embedded(name):
+        return None
+    return (f"Written by the embedded model {name}: a model this small repeats itself and loses the thread within a "
+            "few paragraphs, so read this draft as a placeholder. A stronger model (Settings → writing) writes "
+            "chapters worth keeping.")
+
+
 def story_state(store: Store, work_id: int) -> loop.StoryState:
     return loop.StoryState.from_dict(store.get_work(work_id).settings.get(STATE_KEY))
 

@@ -170,3 +170,26 @@ def test_a_story_started_after_a_book_gets_its_chapter_length(writing: list[Fake
     options = next(c.options for c in writing[-1].calls if c.streamed)
     assert options.max_tokens == int(1200 * 1.4) + 20  # the story's 800-1,200 words, not the book's 150 tokens
     assert options.min_tokens == int(800 * MIN_TOKENS_PER_WORD)
+
+
+@pytest.mark.parametrize("embedded", [True, False])
+def test_a_draft_by_an_embedded_writer_says_what_to_expect(app_db: str, monkeypatch: pytest.MonkeyPatch,
+                                                           embedded: bool) -> None:
+    """Honest next to the result: a draft from an embedded model says it is a placeholder and points to Settings;
+    a draft from any other model gets no such note."""
+    from core.config import get_settings
+    register_provider("apptest", lambda model, **kw: FakeLLM(_reply, model=model), embedded=embedded)
+    monkeypatch.setenv("FABULA_LLM", "apptest:writer")
+    get_settings.cache_clear()
+    try:
+        at = _run()
+        at.text_input(key="new_title").input("The Egg")
+        at.button(key="new_start").click().run()
+        finish_jobs(at.button(key="write_next").click().run())
+        assert not at.exception, at.exception
+        assert at.text_area(key="write_text").value == CHAPTER_ONE
+        notes = [c.value for c in at.caption if "embedded model apptest:writer" in c.value]
+        assert bool(notes) is embedded
+        assert not notes or "Settings" in notes[0]
+    finally:
+        unregister_provider("apptest")
