@@ -1,9 +1,10 @@
 """The embedded models on both generation runtimes, side by side in one run: transformers (float32, dequantized
-from the GGUF) and llama.cpp (the GGUF's 4-bit weights as they are).
+from the GGUF) and llama.cpp (Gemma's Q4_K_M GGUF as shipped, a Q8_0 copy of SmolLM2's Q4_1; flash attention on).
 
 For each model and runtime: first and cached load time (fresh subprocesses, an empty temporary cache, then the cache
-it left), generated tokens/s (greedy, 64 tokens, median of 3), prompt tokens/s (one 1,024-token prompt, evaluated
-as generation's prefill does: logits of the last position only), the
+it left), generated tokens/s (greedy, 64 tokens) and prompt tokens/s (one 1,024-token prompt, evaluated as generation's
+prefill does: logits of the last position only), each runtime alone in a fresh process, the median of 3 turns taken
+alternately on the two runtimes (each turn: generation median of 3, prompt best of 2), the
 perplexity of the same reference continuations (novel passages: 192 tokens of context, 64 scored), how often greedy
 text is identical, and the token-F1 probe (SQuAD normalisation, best of the two references) on the NarrativeQA
 summary questions in ../shared/data/narrativeqa/summaries_qa_dev.jsonl, in the chat format.
@@ -65,13 +66,13 @@ def forget_prefix(llm: LocalLLM) -> None:
         fast.llama.reset()
 
 
-def speed(llm: LocalLLM, runtime: str, long_ids: list[int], repeats: int = 3) -> dict[str, float]:
-    use(runtime)
-    rates = []
-    for _ in range(repeats):
-        forget_prefix(llm)
-        result = llm.generate_text(SPEED_PROMPT, max_tokens=64)
-        rates.append(result.output_tokens / result.seconds)
+def gen_rate(llm: LocalLLM) -> float:
+    forget_prefix(llm)
+    result = llm.generate_text(SPEED_PROMPT, max_tokens=64)
+    return result.output_tokens / result.seconds
+
+
+def prompt_rate(llm: LocalLLM, runtime: str, long_ids: list[int]) -> float:
     start = time.perf_counter()
     if runtime == "llama.cpp":
         fast = llm._fast()
@@ -81,8 +82,46 @@ def speed(llm: LocalLLM, runtime: str, long_ids: list[int], repeats: int = 3) ->
         import torch
         with torch.inference_mode():  # as generate()'s prefill does it: logits for the last position only
             llm.model(input_ids=torch.tensor([long_ids]), logits_to_keep=1)
-    prefill = len(long_ids) / (time.perf_counter() - start)
-    return {"gen_tok_s": round(statistics.median(rates), 1), "prompt_tok_s": round(prefill, 1)}
+    return len(long_ids) / (time.perf_counter() - start)
+
+
+def speed_worker(name: str, runtime: str, cache_dir: str, ids_file: str) -> None:
+    """One runtime alone in a fresh process (`--speed-worker`): the other runtime's threads are not there to compete,
+    as they would be in one process (each OpenMP runtime keeps its threads spinning for a while after its work)."""
+    use(runtime)
+    llm = LocalLLM(name, cache_dir=cache_dir)
+    llm.load() if runtime == "transformers" else llm.warm()
+    long_ids = json.loads(Path(ids_file).read_text())
+    gen_rate(llm)  # warm-up: first-call allocations
+    gens = [gen_rate(llm) for _ in range(3)]
+    prompts = [prompt_rate(llm, runtime, long_ids) for _ in range(2)]
+    print(json.dumps({"gen": statistics.median(gens), "prompt": max(prompts)}))
+
+
+def speeds(name: str, cache_dir: Path, long_ids: list[int], turns: int = 3) -> dict[str, dict[str, Any]]:
+    """Generation and prompt tokens/s of both runtimes, each in its own fresh process, in turns (transformers,
+    llama.cpp, transformers, …) so that a busy spell on a shared machine falls on both; the median of the turns, and
+    each turn's ratio."""
+    ids_file = cache_dir / f"{name}-speed-ids.json"
+    ids_file.write_text(json.dumps(long_ids))
+    gen: dict[str, list[float]] = {r: [] for r in RUNTIMES}
+    prompt: dict[str, list[float]] = {r: [] for r in RUNTIMES}
+    for _ in range(turns):
+        for runtime in RUNTIMES:
+            out = subprocess.run([sys.executable, __file__, "--speed-worker", name, runtime, str(cache_dir),
+                                  str(ids_file)], capture_output=True, text=True, check=True)
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            gen[runtime].append(result["gen"])
+            prompt[runtime].append(result["prompt"])
+    out_rows: dict[str, dict[str, Any]] = {}
+    for runtime in RUNTIMES:
+        out_rows[runtime] = {
+            "gen_tok_s": round(statistics.median(gen[runtime]), 1),
+            "prompt_tok_s": round(statistics.median(prompt[runtime]), 1),
+            "gen_runs": [round(x, 1) for x in gen[runtime]], "prompt_runs": [round(x, 1) for x in prompt[runtime]],
+            "gen_x_per_turn": [round(a / b, 2) for a, b in zip(gen[runtime], gen["transformers"])],
+            "prompt_x_per_turn": [round(a / b, 2) for a, b in zip(prompt[runtime], prompt["transformers"])]}
+    return out_rows
 
 
 def references(llm: LocalLLM) -> list[tuple[list[int], list[int]]]:
@@ -172,11 +211,12 @@ def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Pa
     long_ids = llm.encode(long_text)[:1024]
     refs = references(llm)
     gguf = fast_gguf_file(name, tmp / f"{name}-transformers")  # the file the llama.cpp path generates from
-    scorer = llama_cpp.Llama(model_path=str(gguf), n_ctx=512, n_batch=512, logits_all=True,
-                             n_threads=llamacpp.cpu_threads(), verbose=False)
+    scorer = llama_cpp.Llama(model_path=str(gguf), n_ctx=512, n_batch=512, logits_all=True, flash_attn=True,
+                             n_threads=llamacpp.cpu_threads(), verbose=False)  # as core/llm/llamacpp.py loads it
     texts = {}
+    for runtime, measured in speeds(name, tmp / f"{name}-transformers", long_ids).items():
+        rows[runtime].update(measured)
     for runtime in RUNTIMES:
-        rows[runtime].update(speed(llm, runtime, long_ids))
         nll = continuation_nll(llm, runtime, refs, scorer)
         rows[runtime].update({"nll": round(nll, 4), "perplexity": round(math.exp(nll), 3)})
         texts[runtime] = greedy_texts(llm, runtime, refs[:12])
@@ -209,7 +249,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=50, help="QA questions per model and runtime (max 50)")
     parser.add_argument("--models", nargs="*", default=list(LOCAL_MODELS))
     parser.add_argument("--budget-s", type=float, default=300, help="QA seconds per model and runtime")
+    parser.add_argument("--speed-worker", nargs=4, metavar=("NAME", "RUNTIME", "CACHE", "IDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.speed_worker:
+        speed_worker(*args.speed_worker)
+        return
     load_at_start = os.getloadavg()[0]
     items = [json.loads(line) for line in QA_FILE.open(encoding="utf-8")][: args.n]
     rows: list[dict[str, Any]] = []
