@@ -23,6 +23,8 @@ _MARKER = re.compile(r"^\W*" + re.escape(FINAL_MARKER.rstrip(":")) + r"\W*:?\W*(
                      re.IGNORECASE | re.MULTILINE)
 _HEADING = re.compile(r"^\s*(#+\s*)?chapter\s+\w+[^\n]{0,80}\n+", re.IGNORECASE)
 PROMPT_MARGIN = 64
+# A sentence's end: . ! ? or … with any closing quotes or brackets after it, then white space or the text's end.
+_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s|$)")
 
 
 @dataclass
@@ -89,6 +91,20 @@ def clean_chapter(text: str) -> str:
     return _HEADING.sub("", text, count=1).strip()
 
 
+def fit_length(text: str, min_words: int, max_words: int) -> str:
+    """A chapter that stops mid-sentence (it ran into its token cap) ends at its last full sentence within
+    `max_words`, as long as `min_words` remain; a chapter that ends a sentence is kept whole, whatever its length
+    (its ending is the model's own)."""
+    stripped = text.rstrip()
+    ends = [m.end() for m in _SENTENCE_END.finditer(stripped)]
+    if not ends or ends[-1] == len(stripped):
+        return text
+    within = [end for end in ends if len(stripped[:end].split()) <= max_words]
+    if not within or len(stripped[:within[-1]].split()) < min_words:
+        return text
+    return stripped[:within[-1]]
+
+
 def ask_final(llm: LLM, params: WriteParams, chapter_text: str) -> bool | None:
     """The structured follow-up: FINAL or CONTINUE in one word; None when the reply says neither."""
     end = keep_end(chapter_text, lambda s: len(s.split()) <= 300)
@@ -105,6 +121,7 @@ def ask_final(llm: LLM, params: WriteParams, chapter_text: str) -> bool | None:
 def finish_draft(llm: LLM, params: WriteParams, n: int, raw: str, prompt: str) -> ChapterDraft:
     """Turn the writer's raw reply into a draft with its final-chapter decision."""
     text, marked = split_marker(raw)
+    text = fit_length(text, params.min_words, params.max_words)
     if n >= params.max_chapters:
         return ChapterDraft(n, text, True, "limit", prompt, raw)
     if n == 1:

@@ -1,0 +1,35 @@
+"""A chapter cut off by its token cap ends at its last full sentence within the asked word count (a 135M writer's
+chapter came out at 456 words for 250-400 asked, ending "bring Cinderella"); a chapter that ends on its own is kept."""
+from __future__ import annotations
+
+from core.write.params import WriteParams
+from core.write.writer import finish_draft, fit_length
+
+SENTENCE = "The villagers brought her to the palace."  # 7 words
+
+
+def test_a_chapter_cut_mid_sentence_ends_at_its_last_sentence_within_the_maximum() -> None:
+    text = " ".join([SENTENCE] * 10) + " The villagers decided to bring Cinderella"
+    fitted = fit_length(text, min_words=20, max_words=50)
+    assert fitted == " ".join([SENTENCE] * 7)  # 49 words: the eighth sentence would pass 50
+    assert len(fitted.split()) <= 50
+
+
+def test_a_chapter_that_ends_a_sentence_is_kept_whole_even_when_long() -> None:
+    text = " ".join([SENTENCE] * 10)
+    assert fit_length(text, min_words=20, max_words=50) == text
+    quoted = "He said, \u201cGo home.\u201d\n\n" + text.replace(".", "!") + " \u201cWhy?\u201d"
+    assert fit_length(quoted, 1, 5) == quoted
+
+
+def test_the_minimum_is_never_cut_into() -> None:
+    text = SENTENCE + " and then the long sentence went on and on without an end in sight for ever"
+    assert fit_length(text, min_words=20, max_words=50) == text  # only 7 words end a sentence: kept as it is
+    assert fit_length("no sentence ends here at all", 1, 3) == "no sentence ends here at all"
+
+
+def test_a_first_chapter_draft_is_fitted() -> None:
+    params = WriteParams("premise", "Cinderella", min_words=20, max_words=50)
+    raw = " ".join([SENTENCE] * 10) + " The villagers decided to bring\nSTORY STATUS: CONTINUE"
+    draft = finish_draft(None, params, 1, raw, "prompt")  # type: ignore[arg-type]  # chapter 1 asks no model
+    assert draft.text == " ".join([SENTENCE] * 7) and draft.raw == raw
