@@ -46,6 +46,7 @@ from core.services import kg_service, narco_service
 from storage.repository import SqlStore
 from tests.conftest import ROOT
 from tests.support.crash_worker import BOOK, PREFIX, sliced_chapters
+from tests.support.postgres import PostgresServer
 
 SEED = int(os.environ.get("FABULA_CRASH_SEED", "20240610"))
 PRECISE_KILLS = 10          # per phase, at counted points
@@ -159,14 +160,36 @@ def copy_db(src: Path, dst: Path) -> str:
     return _url(dst)
 
 
+class Databases:
+    """Where a campaign's databases live: SQLite files under `tmp`, or databases on the test PostgreSQL server (a
+    copy is CREATE DATABASE ... TEMPLATE there, a file backup here)."""
+
+    def __init__(self, tmp: Path, server: PostgresServer | None = None) -> None:
+        self.tmp, self.server = tmp, server
+
+    def new(self, name: str) -> str:
+        return _url(self.tmp / f"{name}.db") if self.server is None else self.server.fresh_database("crash")
+
+    def copy(self, template_url: str, name: str) -> str:
+        if self.server is None:
+            return copy_db(Path(template_url.removeprefix("sqlite:///")), self.tmp / f"{name}.db")
+        return self.server.fresh_database("crash", template_url=template_url)
+
+
 @contextmanager
 def reopened(url: str) -> Iterator[SqlStore]:
-    """The database opened the way the app opens it (migrations, WAL recovery), checked, then closed."""
+    """The database opened the way the app opens it (migrations, WAL recovery), checked, then closed. SQLite is
+    asked for its integrity and foreign-key checks; PostgreSQL enforces its constraints itself, and no constraint
+    may be left unvalidated."""
     store = SqlStore.from_url(url)
     try:
         with store.engine.connect() as conn:
-            assert conn.exec_driver_sql("PRAGMA integrity_check").all() == [("ok",)], "integrity_check failed"
-            assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == [], "foreign_key_check found rows"
+            if url.startswith("sqlite"):
+                assert conn.exec_driver_sql("PRAGMA integrity_check").all() == [("ok",)], "integrity_check failed"
+                assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == [], "foreign_key_check found rows"
+            else:
+                invalid = conn.exec_driver_sql("SELECT conname FROM pg_constraint WHERE NOT convalidated").all()
+                assert invalid == [], f"constraints left unvalidated: {invalid}"
         yield store
     finally:
         store.engine.dispose()
@@ -259,7 +282,7 @@ def import_progress(store: SqlStore) -> Progress:
 @dataclass(frozen=True)
 class Phase:
     name: str
-    template: Path
+    template: str                                # URL of the database each chain starts from (copied)
     units: int                                   # what a finished run has done, in Progress.done units
     dump: Callable[[SqlStore], dict[str, Any]]
     progress: Callable[[SqlStore], Progress]
@@ -298,8 +321,9 @@ class Tally:
 class Campaign:
     """Kill chains on copies of a phase's template until enough kills were survived."""
 
-    def __init__(self, phase: Phase, tmp: Path, reference: dict[str, Any], reference_dump: dict[str, Any]) -> None:
-        self.phase, self.tmp = phase, tmp
+    def __init__(self, phase: Phase, dbs: Databases, reference: dict[str, Any],
+                 reference_dump: dict[str, Any]) -> None:
+        self.phase, self.dbs = phase, dbs
         self.ref_counts: dict[str, int] = reference["counts"]     # points of each kind in an uninterrupted run
         self.ref_seconds = float(reference["seconds"])
         self.ref_dump = reference_dump
@@ -307,7 +331,7 @@ class Campaign:
         self.timer_rng = random.Random(f"{SEED}:{phase.name}:timed")
         self.used: set[tuple[str, int]] = set()
         self.tally = Tally(phase.name)
-        self.log = tmp / f"{phase.name}-worker.log"
+        self.log = dbs.tmp / f"{phase.name}-worker.log"
 
     def context(self) -> str:
         return f"[{self.tally.line()}; kill points so far: {self.tally.points}; worker log {self.log}]"
@@ -319,13 +343,13 @@ class Campaign:
         started = time.perf_counter()
         while not self.enough():
             assert self.tally.processes < MAX_PROCESSES, f"too many worker starts {self.context()}"
-            self.chain(self.tmp / f"{self.phase.name}-chain{self.tally.chains}.db")
+            self.chain(f"{self.phase.name}-chain{self.tally.chains}")
         self.tally.seconds = time.perf_counter() - started
         return self.tally
 
     # -- one chain ---------------------------------------------------------------------------------------------------
-    def chain(self, path: Path) -> None:
-        url = copy_db(self.phase.template, path)
+    def chain(self, name: str) -> None:
+        url = self.dbs.copy(self.phase.template, name)
         self.tally.chains += 1
         consumed: Counter[str] = Counter()
         before = Progress(0, False)
@@ -440,26 +464,35 @@ class Campaign:
 
 # ---- fixtures and tests ----------------------------------------------------------------------------------------------
 
-def _template(path: Path, chapters: tuple[int, int] | None) -> Path:
-    store = SqlStore.from_url(_url(path))
+def _template(dbs: Databases, name: str, chapters: tuple[int, int] | None) -> str:
+    url = dbs.new(name)
+    store = SqlStore.from_url(url)
     if chapters:
         store.create_work("A Christmas Carol (slice)", "Charles Dickens", WorkKind.BOOK, {},
                           sliced_chapters(BOOK, *chapters))
     store.engine.dispose()
-    return path
+    return url
 
 
-def campaign(phase: Phase, tmp: Path) -> Tally:
-    reference_url = copy_db(phase.template, tmp / f"{phase.name}-reference.db")
-    reference = run_worker(reference_url, phase.name, tmp / f"{phase.name}-worker.log")
+def campaign(phase: Phase, dbs: Databases) -> Tally:
+    reference_url = dbs.copy(phase.template, f"{phase.name}-reference")
+    reference = run_worker(reference_url, phase.name, dbs.tmp / f"{phase.name}-worker.log")
     assert reference.done is not None and not reference.killed
     with reopened(reference_url) as store:
         reference_dump = phase.dump(store)
         assert phase.progress(store).done == phase.units
     assert all(reference_dump[key] for key in phase.essential), f"the reference {phase.name} stored too little"
-    tally = Campaign(phase, tmp, reference.done, reference_dump).run()
+    tally = Campaign(phase, dbs, reference.done, reference_dump).run()
     tally.processes += 1
     return tally
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def dbs(request: pytest.FixtureRequest, tmp_path: Path) -> Databases:
+    """Each campaign on a SQLite file and on the test PostgreSQL server (issue 20: crash safety on both)."""
+    if request.param == "sqlite":
+        return Databases(tmp_path)
+    return Databases(tmp_path, request.getfixturevalue("postgres_server"))
 
 
 def _report(tally: Tally, capsys: pytest.CaptureFixture[str]) -> None:
@@ -475,30 +508,30 @@ def _assert_tally(tally: Tally) -> None:
 
 
 @pytest.mark.slow
-def test_import_survives_kills(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    phase = Phase("import", _template(tmp_path / "empty.db", None), 1, dump_import, import_progress, None,
+def test_import_survives_kills(dbs: Databases, capsys: pytest.CaptureFixture[str]) -> None:
+    phase = Phase("import", _template(dbs, "empty", None), 1, dump_import, import_progress, None,
                   ("works", "chapters", "revisions", "chunks"))
-    tally = campaign(phase, tmp_path)
+    tally = campaign(phase, dbs)
     _report(tally, capsys)
     _assert_tally(tally)
 
 
 @pytest.mark.slow
-def test_graph_build_survives_kills(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    template = _template(tmp_path / "graph-template.db", GRAPH_SLICE)
+def test_graph_build_survives_kills(dbs: Databases, capsys: pytest.CaptureFixture[str]) -> None:
+    template = _template(dbs, "graph-template", GRAPH_SLICE)
     phase = Phase("graph", template, GRAPH_SLICE[0], dump_graph, graph_progress, kg_service.JOB_KIND,
                   ("chapters", "mentions", "triples", "entities", "entity_names", "state"))
-    tally = campaign(phase, tmp_path)
+    tally = campaign(phase, dbs)
     _report(tally, capsys)
     _assert_tally(tally)
 
 
 @pytest.mark.slow
-def test_narco_build_survives_kills(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    template = _template(tmp_path / "narco-template.db", NARCO_SLICE)
+def test_narco_build_survives_kills(dbs: Databases, capsys: pytest.CaptureFixture[str]) -> None:
+    template = _template(dbs, "narco-template", NARCO_SLICE)
     phase = Phase("narco", template, NARCO_SLICE[0] * NARCO_SLICE[1], dump_narco, narco_progress,
                   narco_service.JOB_KIND, ("edges", "nodes"))
-    tally = campaign(phase, tmp_path)
+    tally = campaign(phase, dbs)
     _report(tally, capsys)
     _assert_tally(tally)
 

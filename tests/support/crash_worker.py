@@ -8,7 +8,7 @@ PHASE is `import` (library.import_book of BOOK), `graph` (kg_service.build_graph
 
 Points are counted on the store's engine once it is open (so migrations are not counted), by kind:
 
-- execute:   before any statement is sent to SQLite;
+- execute:   before any statement is sent to the database (SQLite or PostgreSQL);
 - write:     before a statement sent while a write transaction is open (inside a transaction, between statements);
 - commit:    just before the commit of a write transaction of several statements (the boundaries where atomicity
              matters; a one-statement transaction, such as a job update or a usage record, is covered by the
@@ -63,7 +63,13 @@ class PointCounter:
 
     @staticmethod
     def _in_transaction(conn: Any) -> bool:
-        return bool(conn.connection.dbapi_connection.in_transaction)
+        """Whether a transaction is open on the connection. sqlite3 opens one before a write; psycopg (PostgreSQL)
+        before any statement, so there a read inside a transaction counts as a `write` point too."""
+        dbapi = conn.connection.dbapi_connection
+        if hasattr(dbapi, "in_transaction"):  # sqlite3
+            return bool(dbapi.in_transaction)
+        from psycopg.pq import TransactionStatus
+        return dbapi.info.transaction_status != TransactionStatus.IDLE
 
     def _before_execute(self, conn: Any, cursor: Any, statement: str, *_: Any) -> None:
         self._committed_check()

@@ -111,14 +111,19 @@ class PostgresServer:
         if (self.data_dir / "postmaster.pid").exists():
             self._run("pg_ctl", "-D", str(self.data_dir), "-m", "immediate", "-w", "stop")
 
-    def fresh_database(self, prefix: str = "t") -> str:
-        """Create an empty database and return its URL."""
+    def fresh_database(self, prefix: str = "t", template_url: str | None = None) -> str:
+        """Create a database and return its URL: empty, or a copy of the database at `template_url` on this server
+        (PostgreSQL's CREATE DATABASE ... TEMPLATE; nobody may be connected to the template meanwhile)."""
         import psycopg
         from psycopg import sql
         name = f"{prefix}_{next(self._names)}"
+        query = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template_url is not None:
+            template = template_url.split("://", 1)[1].split("/", 1)[1].split("?", 1)[0]
+            query = sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template))
         with psycopg.connect(dbname="postgres", user=SUPERUSER, host=str(self.socket_dir), port=self.port,
                              autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            conn.execute(query)
         return self.url(name)
 
 
