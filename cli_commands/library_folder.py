@@ -70,11 +70,10 @@ def cmd_library_ingest(args: argparse.Namespace) -> None:
 
 def _scope(store: Any) -> Any:
     """With sign-in, the workers' stores act as the user this command acts as (open_store's guarded store)."""
-    user = getattr(store, "user", None)
-    if not isinstance(user, str):
+    from core.services.guarded_store import GuardedStore, guarded
+    if not isinstance(store, GuardedStore):
         return None
-    from core.services.guarded_store import guarded
-    return functools.partial(guarded, user=user, legacy_owner=get_settings().admin)
+    return functools.partial(guarded, user=store.user, legacy_owner=store.legacy_owner)
 
 
 def _summary_line(s: dict[str, Any], graph: bool) -> str:

@@ -61,8 +61,8 @@ class GuardedStore:
 
     def __getattr__(self, name: str) -> Any:
         target = getattr(self._inner, name)
-        if name.startswith("_") or not callable(target):
-            return target
+        if name.startswith("_") or name in access.UNSCOPED or not callable(target):
+            return target  # the unscoped calls not narrowed below (embedding caches, metadata) go straight through
         if name not in access.READS and name not in access.CHANGES:
             try:
                 takes_work = "work_id" in inspect.signature(target).parameters
