@@ -33,7 +33,9 @@ class GenerationOptions:
     """Per-call generation parameters. temperature 0 means greedy; `seed` makes sampling repeatable where the
     provider supports it; `timeout` (seconds) overrides the client's default for this call. `min_tokens` is for the
     embedded models, which end long prose early: an end-of-text token before that many new tokens starts a new
-    paragraph instead. Remote providers ignore it (they follow the word count the prompt asks for)."""
+    paragraph instead; `min_words` does the same until the new text has that many words (a count that does not
+    depend on how many tokens the model spends a word). Remote providers ignore both (they follow the word count
+    the prompt asks for)."""
 
     temperature: float = 0.0
     max_tokens: int = 256
@@ -42,6 +44,7 @@ class GenerationOptions:
     seed: int | None = None
     timeout: float | None = None
     min_tokens: int = 0
+    min_words: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.stop, str):
@@ -52,6 +55,8 @@ class GenerationOptions:
             raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
         if self.min_tokens < 0:
             raise ValueError(f"min_tokens must be >= 0, got {self.min_tokens}")
+        if self.min_words < 0:
+            raise ValueError(f"min_words must be >= 0, got {self.min_words}")
         if self.temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {self.temperature}")
         if self.top_p is not None and not 0 < self.top_p <= 1:

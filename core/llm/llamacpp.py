@@ -180,14 +180,15 @@ class Detokenizer:
 
 def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, temperature: float,
                 top_p: float | None, seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
-                scanner: StopScanner, run: FastRun, min_new: int = 0,
+                scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
                 paragraph: Sequence[int] = ()) -> Generator[str, None, None]:
     """Generated text as it comes, held back and cut by `scanner`'s stop strings; ids are recorded in `run`.
 
     Greedy at temperature 0; otherwise plain temperature sampling with optional top-p and no top-k, min-p or
     repetition penalty, as on the transformers path. Generation ends at an end token (not kept), a stop string or
-    `max_new` tokens; closing the generator ends it too. An end token before `min_new` tokens is replaced by the
-    `paragraph` ids and generation goes on from there (the KV cache keeps everything before, so it costs nothing).
+    `max_new` tokens; closing the generator ends it too. An end token before `min_new` tokens, or before the new
+    text has `min_words` words, is replaced by the `paragraph` ids and generation goes on from there (the KV cache
+    keeps everything before, so it costs nothing).
     """
     llama = model.llama
     sampling = temperature > 0
@@ -209,7 +210,10 @@ def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, te
         try:
             for token in tokens:
                 if token in ends:
-                    restart = bool(paragraph) and len(run.new_ids) + len(paragraph) < min(min_new, max_new)
+                    room = len(run.new_ids) + len(paragraph) < max_new
+                    short = (len(run.new_ids) + len(paragraph) < min_new
+                             or (min_words > 0 and len(decode(run.new_ids).split()) < min_words))
+                    restart = bool(paragraph) and room and short
                     run.ended = not restart
                     new = list(paragraph) if restart else []
                 else:

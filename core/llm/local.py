@@ -200,7 +200,8 @@ class LocalLLM:
                 yield from llamacpp.text_pieces(fast, ids, max_new=max_new, temperature=opts.temperature,
                                                 top_p=opts.top_p, seed=opts.seed, stop_ids=self._end_ids(),
                                                 decode=self.decode, scanner=run.scanner, run=run,
-                                                min_new=opts.min_tokens, paragraph=self._paragraph_ids())
+                                                min_new=opts.min_tokens, min_words=opts.min_words,
+                                                paragraph=self._paragraph_ids())
             except (GeneratorExit, LLMError):
                 raise
             except Exception as exc:  # noqa: BLE001 - surface as the one error family

@@ -4,7 +4,7 @@ calls these functions."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.llm.base import Completion, FinishReason, GenerationOptions, StopScanner, Stopwatch, truncate_at_stop
@@ -37,10 +37,38 @@ def generation_kwargs(llm: LocalLLM, opts: GenerationOptions, max_new: int) -> d
         if opts.seed is not None:
             torch.manual_seed(opts.seed)
     kwargs: dict[str, Any] = {"generation_config": config}
+    if opts.min_words:
+        from transformers import LogitsProcessorList
+        eos = base.eos_token_id
+        kwargs["logits_processor"] = LogitsProcessorList([MinWords(llm.decode, opts.min_words,
+                                                                   eos if isinstance(eos, list) else [eos])])
     if opts.stop:
         config.stop_strings = list(opts.stop)
         kwargs["tokenizer"] = tok  # the stop-string criterion needs it to map strings onto tokens
     return kwargs
+
+class MinWords:
+    """A logits processor: no end-of-text token until the new text has `min_words` words (the llama.cpp path starts
+    a paragraph instead of ending early; here the end token is simply not allowed yet). The text is decoded every
+    `EVERY` tokens, not at each one; in between the end stays barred, so the count may run a few tokens over."""
+
+    EVERY = 8
+
+    def __init__(self, decode: Callable[[list[int]], str], min_words: int, eos_ids: Sequence[int]) -> None:
+        self.decode, self.min_words, self.eos_ids = decode, min_words, [i for i in eos_ids if i is not None]
+        self.prompt_len: int | None = None
+        self.reached = False
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if self.prompt_len is None:
+            self.prompt_len = int(input_ids.shape[1])
+        new = int(input_ids.shape[1]) - self.prompt_len
+        if not self.reached and new % self.EVERY == 0 and new:
+            self.reached = len(self.decode(input_ids[0, self.prompt_len:].tolist()).split()) >= self.min_words
+        if not self.reached and self.eos_ids:
+            scores[:, self.eos_ids] = float("-inf")
+        return scores
+
 
 def finish(llm: LocalLLM, new_ids: Sequence[int], max_new: int, stopped: bool) -> FinishReason:
     eos = llm.model.generation_config.eos_token_id

@@ -182,7 +182,7 @@ def draft_chapter(store: Store, work_id: int, llm: LLM, *, decode: DecodeParams 
     messages = chapter_messages(store, work_id, n, llm)
     options = replace(decode or params.decode, max_tokens=min((decode or params.decode).max_tokens,
                                                               params.chapter_tokens())).options()
-    options = replace(options, min_tokens=min(params.chapter_min_tokens(), options.max_tokens))
+    options = replace(options, min_words=params.min_words)  # an embedded model goes on to the lower count
     done = _drain(llm.stream(messages, options), on_piece)
     raw = done.text if done else ""
     return finish_draft(llm, params, n, raw, prompt_text(messages))

@@ -12,9 +12,6 @@ if TYPE_CHECKING:  # core.write.kid imports this module (through core.write.mode
 
 DEFAULT_WORDS = (800, 1200)
 TOKENS_PER_WORD = 1.4  # English prose with BPE tokenizers: generous, so a chapter is not cut at max_tokens
-# Tokens a word on the 11 novels (a quarter in, 60k characters each): SmolLM2 1.34-1.58 (mean 1.44), Gemma 3
-# 1.30-1.45 (1.37). At the mean rate the lower word count is reached.
-MIN_TOKENS_PER_WORD = 1.45
 
 
 @dataclass(frozen=True)
@@ -83,11 +80,6 @@ class WriteParams:
     def chapter_tokens(self) -> int:
         """max_tokens for one chapter: the upper word count in tokens, plus room for the final-chapter marker."""
         return int(self.max_words * TOKENS_PER_WORD) + 20
-
-    def chapter_min_tokens(self) -> int:
-        """min_tokens for one chapter: the lower word count in tokens (an embedded model that ends sooner is made
-        to go on with a new paragraph; remote models follow the prompt's word count)."""
-        return int(self.min_words * MIN_TOKENS_PER_WORD)
 
 
 @dataclass(frozen=True)

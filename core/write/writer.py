@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.llm.base import LLM
+from core.llm.errors import LLMConfigError
+from core.llm.registry import is_embedded
 from core.textfit import fit_end, keep_end
 from core.write.params import WriteParams
 from core.write.premises import ARCS
@@ -91,18 +93,28 @@ def clean_chapter(text: str) -> str:
     return _HEADING.sub("", text, count=1).strip()
 
 
-def fit_length(text: str, min_words: int, max_words: int) -> str:
+def fit_length(text: str, min_words: int, max_words: int, *, embedded: bool = False) -> str:
     """A chapter that stops mid-sentence (it ran into its token cap) ends at its last full sentence within
-    `max_words`, as long as `min_words` remain; a chapter that ends a sentence is kept whole, whatever its length
-    (its ending is the model's own)."""
+    `max_words`, as long as `min_words` remain. A chapter that ends a sentence is kept whole, whatever its length
+    (its ending is the model's own), unless an `embedded` model wrote it: a 135M model's chapter that runs past the
+    maximum is rarely heading for an ending, so it is cut there too."""
     stripped = text.rstrip()
     ends = [m.end() for m in _SENTENCE_END.finditer(stripped)]
-    if not ends or ends[-1] == len(stripped):
+    if not ends or (ends[-1] == len(stripped) and not (embedded and len(stripped.split()) > max_words)):
         return text
     within = [end for end in ends if len(stripped[:end].split()) <= max_words]
     if not within or len(stripped[:within[-1]].split()) < min_words:
         return text
     return stripped[:within[-1]]
+
+
+def _is_embedded(llm: LLM | None) -> bool:
+    if llm is None:
+        return False
+    try:
+        return is_embedded(llm.name)
+    except LLMConfigError:  # a name no provider claims (a test's fake): not an embedded model
+        return False
 
 
 def ask_final(llm: LLM, params: WriteParams, chapter_text: str) -> bool | None:
@@ -121,7 +133,7 @@ def ask_final(llm: LLM, params: WriteParams, chapter_text: str) -> bool | None:
 def finish_draft(llm: LLM, params: WriteParams, n: int, raw: str, prompt: str) -> ChapterDraft:
     """Turn the writer's raw reply into a draft with its final-chapter decision."""
     text, marked = split_marker(raw)
-    text = fit_length(text, params.min_words, params.max_words)
+    text = fit_length(text, params.min_words, params.max_words, embedded=_is_embedded(llm))
     if n >= params.max_chapters:
         return ChapterDraft(n, text, True, "limit", prompt, raw)
     if n == 1:

@@ -151,9 +151,8 @@ def test_a_continuation_that_fails_midway_keeps_its_partial_text_to_save(app_db:
 
 def test_a_story_started_after_a_book_gets_its_chapter_length(writing: list[FakeLLM]) -> None:
     """The continuation form's 150 tokens must not follow the user to a new story (a chapter came out at 120
-    words), and the writer is asked for at least the lower word count in tokens."""
+    words), and the writer is asked for at least the lower word count."""
     from core.domain import NewChapter, WorkKind
-    from core.write.params import MIN_TOKENS_PER_WORD
     from pages._shared import get_store
     store = get_store()
     text = "Marley was dead, to begin with.\n\nScrooge signed the register."
@@ -169,7 +168,7 @@ def test_a_story_started_after_a_book_gets_its_chapter_length(writing: list[Fake
     assert not at.exception, at.exception
     options = next(c.options for c in writing[-1].calls if c.streamed)
     assert options.max_tokens == int(1200 * 1.4) + 20  # the story's 800-1,200 words, not the book's 150 tokens
-    assert options.min_tokens == int(800 * MIN_TOKENS_PER_WORD)
+    assert options.min_words == 800 and options.min_tokens == 0
 
 
 @pytest.mark.parametrize("embedded", [True, False])

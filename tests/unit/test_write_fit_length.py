@@ -33,3 +33,24 @@ def test_a_first_chapter_draft_is_fitted() -> None:
     raw = " ".join([SENTENCE] * 10) + " The villagers decided to bring\nSTORY STATUS: CONTINUE"
     draft = finish_draft(None, params, 1, raw, "prompt")  # type: ignore[arg-type]  # chapter 1 asks no model
     assert draft.text == " ".join([SENTENCE] * 7) and draft.raw == raw
+
+
+def test_an_embedded_writer_s_chapter_past_the_maximum_is_cut_even_when_it_ends_a_sentence() -> None:
+    text = " ".join([SENTENCE] * 10)
+    assert fit_length(text, min_words=20, max_words=50, embedded=True) == " ".join([SENTENCE] * 7)
+    within = " ".join([SENTENCE] * 5)
+    assert fit_length(within, min_words=20, max_words=50, embedded=True) == within
+
+
+class _Named:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def test_a_draft_is_cut_at_the_maximum_only_for_an_embedded_writer() -> None:
+    params = WriteParams("premise", "Cinderella", min_words=20, max_words=50)
+    raw = " ".join([SENTENCE] * 10) + "\nSTORY STATUS: CONTINUE"
+    embedded = finish_draft(_Named("local:smollm2"), params, 1, raw, "prompt")  # type: ignore[arg-type]
+    assert embedded.text == " ".join([SENTENCE] * 7)
+    for name in ("openai:gpt-4o-mini", "fake:writer"):  # a remote model's ending is its own; an unknown name too
+        assert finish_draft(_Named(name), params, 1, raw, "prompt").text == " ".join([SENTENCE] * 10)  # type: ignore[arg-type]
