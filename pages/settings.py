@@ -59,6 +59,9 @@ if effective.get("writing") == llm_service.BUILTIN_ROLE_DEFAULTS.get("writing") 
                "cannot follow the chapter-writing prompt.")
 if llm_service.local_runtime() == "llama.cpp":
     st.caption("The embedded local models generate with llama.cpp on their 4-bit weights (the fast path).")
+elif llm_service.local_runtime() == "openvino":
+    st.caption("The embedded local models generate with OpenVINO (FABULA_LOCAL_RUNTIME=openvino): prompts are read "
+               "fastest, text comes out slower than with llama.cpp.")
 else:
     st.warning("The embedded local models generate with transformers here, several times slower: llama-cpp-python "
                "is missing or turned off (FABULA_LOCAL_RUNTIME). `bash scripts/dev.sh setup` builds it.")

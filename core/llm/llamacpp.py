@@ -34,7 +34,7 @@ from core.llm.base import StopScanner
 log = logging.getLogger(__name__)
 
 RUNTIME_ENV = "FABULA_LOCAL_RUNTIME"
-RUNTIMES = ("auto", "llama.cpp", "transformers")
+RUNTIMES = ("auto", "llama.cpp", "openvino", "transformers")
 # Tokens of context allocated per model. The KV cache is small for these models (SmolLM2 ~23 KB/token; Gemma 3
 # 270M keeps full-context caches on 3 of its 18 layers only), so each model gets the window its card declares.
 N_BATCH = 512
@@ -92,7 +92,12 @@ def available() -> bool:
 
 
 def runtime_name() -> str:
-    """Which runtime the embedded models generate with here: "llama.cpp" (fast) or "transformers"."""
+    """Which runtime the embedded models generate with here: "openvino" (asked for and installed), "llama.cpp"
+    (the default where installed) or "transformers"."""
+    if runtime_setting() == "openvino":
+        from core.llm import openvino_rt
+        if openvino_rt.available():
+            return "openvino"
     return "llama.cpp" if available() else "transformers"
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm import llamacpp, local_torch
+from core.llm import llamacpp, local_torch, openvino_export, openvino_rt
 from core.llm.base import (
     Abilities,
     Completion,
@@ -34,6 +34,8 @@ from core.llm.base import (
 )
 from core.llm.errors import LLMContextOverflow, LLMError
 from core.llm.local_models import LoadedModel, fast_gguf_file, load_local_model, load_local_tokenizer, spec_for
+
+Fast = llamacpp.FastModel | openvino_rt.OVModel  # a fast generation path's loaded model
 
 # Plain transcript for models without a chat template. The stop keeps a base model from writing the next question.
 PLAIN_USER, PLAIN_ASSISTANT = "Question: ", "Answer:"
@@ -79,13 +81,19 @@ class LocalLLM:
 
     def warm(self) -> LoadedModel:
         """Load what generation needs now: llama.cpp on the GGUF where it is installed (about a second, no cache
-        to write), else the transformers model. Scoring (`model`, `logprob`, KID) loads transformers when asked."""
+        to write), OpenVINO when asked for, else the transformers model. Scoring (`model`, `logprob`, KID) loads
+        transformers when asked."""
         fast = self._fast()
         if fast is None:
             return self.load()
+        if isinstance(fast, openvino_rt.OVModel):
+            return LoadedModel(fast.compiled, self.tokenizer, "openvino", fast.seconds)
         return LoadedModel(fast.llama, self.tokenizer, "llama.cpp", fast.seconds)  # the tokenizer is read now too
 
-    def _fast(self) -> llamacpp.FastModel | None:
+    def _fast(self) -> Fast | None:
+        if llamacpp.runtime_name() == "openvino":
+            xml = openvino_export.model_xml(self.model_name, self.cache_dir)  # exported at set-up, else now
+            return openvino_rt.load(self.model_name, xml, self.tokenizer)
         if not llamacpp.available():
             return None
         gguf = fast_gguf_file(self.model_name, self.cache_dir)
@@ -93,7 +101,8 @@ class LocalLLM:
 
     @property
     def runtime(self) -> str:
-        """Which runtime generates: "llama.cpp" or "transformers" (for logs, the Settings page and benchmarks)."""
+        """Which runtime generates: "llama.cpp", "openvino" or "transformers" (for logs, the Settings page and
+        benchmarks)."""
         return llamacpp.runtime_name()
 
     @property
@@ -159,7 +168,7 @@ class LocalLLM:
             pieces = local_torch.stream(self, prompt, opts, add_special_tokens=not chat, strip_leading=not chat)
         return TextStream(pieces, self.name)
 
-    def _generator(self) -> llamacpp.FastModel | None:
+    def _generator(self) -> Fast | None:
         """The llama.cpp model when it can serve; else the transformers weights are loaded (first, so the
         tokenizer comes with them rather than being read twice) and None is returned."""
         fast = self._fast()
@@ -192,22 +201,22 @@ class LocalLLM:
         tok = self.tokenizer
         return {tok.eos_token_id} if tok.eos_token_id is not None else set()
 
-    def _fast_pieces(self, fast: llamacpp.FastModel, ids: list[int], opts: GenerationOptions, max_new: int,
+    def _fast_pieces(self, fast: Fast, ids: list[int], opts: GenerationOptions, max_new: int,
                      run: llamacpp.FastRun) -> Generator[str, None, None]:
         """llama.cpp's text for `ids` as it comes, cut at the first stop string; holds the model's lock."""
         with self._lock:
             try:
-                yield from llamacpp.text_pieces(fast, ids, max_new=max_new, temperature=opts.temperature,
-                                                top_p=opts.top_p, seed=opts.seed, stop_ids=self._end_ids(),
-                                                decode=self.decode, scanner=run.scanner, run=run,
-                                                min_new=opts.min_tokens, min_words=opts.min_words,
-                                                paragraph=self._paragraph_ids())
+                pieces = openvino_rt.text_pieces if isinstance(fast, openvino_rt.OVModel) else llamacpp.text_pieces
+                yield from pieces(fast, ids, max_new=max_new, temperature=opts.temperature,  # type: ignore[arg-type]
+                                  top_p=opts.top_p, seed=opts.seed, stop_ids=self._end_ids(), decode=self.decode,
+                                  scanner=run.scanner, run=run, min_new=opts.min_tokens, min_words=opts.min_words,
+                                  paragraph=self._paragraph_ids())
             except (GeneratorExit, LLMError):
                 raise
             except Exception as exc:  # noqa: BLE001 - surface as the one error family
                 raise LLMError(f"local: generation with {self.name} failed: {exc}", provider="local") from exc
 
-    def _generate(self, fast: llamacpp.FastModel | None, prompt: str, opts: GenerationOptions,
+    def _generate(self, fast: Fast | None, prompt: str, opts: GenerationOptions,
                   add_special_tokens: bool) -> Completion:
         if fast is None:
             return local_torch.generate(self, prompt, opts, add_special_tokens)
@@ -221,7 +230,7 @@ class LocalLLM:
         finish: FinishReason = "stop" if stopped or run.ended or len(run.new_ids) < max_new else "length"
         return Completion(text, len(ids), len(run.new_ids), watch.elapsed(), finish, self.model_name)
 
-    def _fast_stream(self, fast: llamacpp.FastModel, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
+    def _fast_stream(self, fast: Fast, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
                      strip_leading: bool) -> Generator[str, None, Completion]:
         watch = Stopwatch()
         ids, max_new = self._prompt_ids(prompt, opts, add_special_tokens)

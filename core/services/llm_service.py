@@ -183,19 +183,26 @@ def warm_up(store: Store, settings: Settings | None = None) -> list[str]:
 
 
 def local_runtime() -> str:
-    """Which runtime the embedded models generate with here: "llama.cpp" (fast) or "transformers"."""
+    """Which runtime the embedded models generate with here: "llama.cpp", "openvino" or "transformers"."""
     from core.llm import llamacpp
     return llamacpp.runtime_name()
 
 
 def prepare_local_models(settings: Settings | None = None) -> list[dict[str, Any]]:
     """The set-up step for the embedded models (`cli.py llm prepare`): files written once into the model cache so
-    the first page visit loads in seconds. The float32 copy is made only where llama.cpp cannot generate."""
-    from core.llm import llamacpp
+    the first page visit loads in seconds. The float32 copy is made only where llama.cpp cannot generate; with the
+    OpenVINO runtime the models are exported for it too (from the float32 copy, which is then kept for scoring)."""
+    from core.llm import llamacpp, openvino_export
     from core.llm.local_models import LOCAL_MODELS, prepare
     cache = (settings or get_settings()).cache_dir
     runtime = llamacpp.runtime_name()
-    return [{**prepare(name, cache, dequantize=runtime == "transformers"), "runtime": runtime} for name in LOCAL_MODELS]
+    done = []
+    for name in LOCAL_MODELS:
+        row = {**prepare(name, cache, dequantize=runtime == "transformers"), "runtime": runtime}
+        if runtime == "openvino":
+            row["openvino"] = str(openvino_export.model_xml(name, cache))
+        done.append(row)
+    return done
 
 
 def start_warm_up(store: Store, settings: Settings | None = None) -> threading.Thread | None:

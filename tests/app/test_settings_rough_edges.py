@@ -51,3 +51,12 @@ def test_the_test_provider_is_not_offered(no_llm_env: None) -> None:
     offered = {o for box in at.selectbox for o in box.options}
     assert "local:smollm2" in offered and "openai:gpt-4o-mini" in offered
     assert not [o for o in offered if o.startswith("fake:")], offered
+
+
+@pytest.mark.parametrize(("runtime", "said"), [("llama.cpp", "generate with llama.cpp"),
+                                               ("openvino", "generate with OpenVINO")])
+def test_the_page_says_which_runtime_generates(no_llm_env: None, monkeypatch: pytest.MonkeyPatch, runtime: str,
+                                               said: str) -> None:
+    monkeypatch.setenv("FABULA_LOCAL_RUNTIME", runtime)
+    at = _open()
+    assert any(said in c.value for c in at.caption)

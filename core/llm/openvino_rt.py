@@ -1,0 +1,196 @@
+"""A generation path for the embedded models on OpenVINO (`FABULA_LOCAL_RUNTIME=openvino`): the exported model of
+`openvino_export` with its key/value cache kept inside OpenVINO, 8-bit weights, bfloat16 arithmetic where the CPU
+has it. It reads prompts about three times as fast as transformers on the 2-core AMD EPYC, where llama.cpp reads
+them about as fast (bench/README.md); llama.cpp generates faster.
+
+The loop is this module's own: one inference per prompt chunk, then one per new token, greedy or sampled in numpy.
+Its contract is llama.cpp's (`llamacpp.text_pieces`): the same end tokens, stop strings and minimum lengths met with
+a paragraph break; unlike llama.cpp it keeps no prompt prefix between calls (see CHUNK).
+"""
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Generator, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.llm.base import StopScanner
+from core.llm.llamacpp import Detokenizer, FastRun, cpu_threads
+
+log = logging.getLogger(__name__)
+
+# Prompt tokens per inference. The CPU plugin's fused attention reads a prompt fast only onto an empty cache: the
+# same 1,024 tokens after 1,024 cached ones ran at 293 tokens/s against 1,531 (SmolLM2, 2-core AMD EPYC). So every
+# prompt is evaluated afresh, in one inference up to this many tokens (longer ones in pieces of this size, which
+# bounds the memory of a sliding-window layer's mask), and no prefix is kept: keeping one would save less than it
+# costs. Greedy text then never depends on what was asked before.
+CHUNK = 4096
+# Activations quantized to 8 bits in groups of 64 for the 8-bit weights' products: prompts 1,661 tokens/s against
+# 1,210 without (SmolLM2, 1,024 tokens); generation 79 against 87 tokens/s. 2-core AMD EPYC, 2026-11-25.
+DYNAMIC_QUANTIZATION = "64"
+END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<eos>", "</s>")
+_models: dict[str, OVModel] = {}
+_lock = threading.Lock()
+_missing_logged = False
+
+
+@dataclass
+class OVModel:
+    name: str
+    compiled: Any  # openvino.CompiledModel
+    request: Any  # its one infer request, whose state is the key/value cache
+    eog_ids: frozenset[int]
+    seconds: float  # load time
+    precision: str
+    prompt: list[int] = field(default_factory=list)  # the tokens whose keys and values the state holds
+
+
+def available() -> bool:
+    global _missing_logged
+    try:
+        import openvino  # noqa: F401
+    except Exception as exc:  # noqa: BLE001 - a broken install counts as missing; another path still works
+        if not _missing_logged:
+            log.warning("OpenVINO is not usable here (%s): the embedded models use llama.cpp or transformers. "
+                        "`bash scripts/dev.sh setup` installs it.", exc)
+            _missing_logged = True
+        return False
+    return True
+
+
+def end_ids(tokenizer: Any) -> frozenset[int]:
+    """End-of-generation ids: the tokenizer's end token and the chat-turn ends its vocabulary has."""
+    ids = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
+    vocab = tokenizer.get_vocab()
+    ids.update(vocab[t] for t in END_TOKENS if t in vocab)
+    return frozenset(ids)
+
+
+def load(name: str, xml: Path, tokenizer: Any) -> OVModel:
+    """The compiled model for `name`, loaded at most once per process."""
+    with _lock:
+        if name in _models:
+            return _models[name]
+        import openvino as ov
+        start = time.perf_counter()
+        core = ov.Core()
+        precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
+        compiled = core.compile_model(str(xml), "CPU", {
+            "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(cpu_threads()),
+            "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": DYNAMIC_QUANTIZATION,
+            "KV_CACHE_PRECISION": precision})  # not the default 8 bits: a kept prefix must read back exactly
+        model = OVModel(name, compiled, compiled.create_infer_request(), end_ids(tokenizer),
+                        round(time.perf_counter() - start, 3), precision)
+        log.info("OpenVINO: %s compiled from %s in %.2f s (%s, %d threads)", name, xml, model.seconds, precision,
+                 cpu_threads())
+        _models[name] = model
+        return model
+
+
+def is_loaded(name: str) -> bool:
+    return name in _models
+
+
+def unload(name: str | None = None) -> None:
+    with _lock:
+        for key in list(_models) if name is None else [name]:
+            _models.pop(key, None)
+
+
+def evaluate(model: OVModel, ids: Sequence[int]) -> Any:
+    """Feed `ids` after what the state holds (in chunks of CHUNK tokens); the logits after the last one."""
+    import numpy as np
+    request, start = model.request, len(model.prompt)
+    logits = None
+    try:
+        for at in range(0, len(ids), CHUNK):
+            chunk = np.asarray([ids[at:at + CHUNK]], dtype=np.int64)
+            positions = np.arange(start + at, start + at + chunk.shape[1], dtype=np.int64)[None]
+            request.infer({"input_ids": chunk, "position_ids": positions, "beam_idx": np.zeros(1, np.int32)})
+            logits = request.get_tensor("logits").data[0, -1]
+    except BaseException:
+        keep_prefix(model, 0)  # the state may hold part of a chunk: start the next call afresh
+        raise
+    model.prompt.extend(int(i) for i in ids)
+    return np.array(logits, dtype=np.float32)
+
+
+def keep_prefix(model: OVModel, keep: int) -> None:
+    """Forget all but the first `keep` tokens of the state (0: all of it)."""
+    if keep <= 0:
+        model.request.reset_state()
+        model.prompt = []
+        return
+    if keep >= len(model.prompt):
+        return
+    import numpy as np
+    import openvino as ov
+    for state in model.request.query_state():
+        held = np.array(state.state.data)
+        state.state = ov.Tensor(np.ascontiguousarray(held[:, :, :keep, :]))
+    del model.prompt[keep:]
+
+
+def pick(logits: Any, temperature: float, top_p: float | None, rng: Any) -> int:
+    """Greedy at temperature 0; else temperature sampling, optionally within the smallest top-p set."""
+    import numpy as np
+    if temperature <= 0:
+        return int(np.argmax(logits))
+    scaled = logits.astype(np.float64) / temperature
+    probs = np.exp(scaled - scaled.max())
+    probs /= probs.sum()
+    if top_p is not None and top_p < 1.0:
+        k = 64
+        while True:  # the top-p set without sorting the whole vocabulary (262k for Gemma)
+            k = min(k, probs.size)
+            top = np.argpartition(probs, -k)[-k:]
+            top = top[np.argsort(probs[top])[::-1]]
+            cum = np.cumsum(probs[top])
+            if cum[-1] >= top_p or k == probs.size:
+                top = top[:int(np.searchsorted(cum, top_p) + 1)]
+                break
+            k *= 4
+        kept = probs[top] / probs[top].sum()
+        return int(top[rng.choice(top.size, p=kept)])
+    return int(rng.choice(probs.size, p=probs))
+
+
+def text_pieces(model: OVModel, prompt_ids: Sequence[int], *, max_new: int, temperature: float,
+                top_p: float | None, seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
+                scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
+                paragraph: Sequence[int] = ()) -> Generator[str, None, None]:
+    """Generated text as it comes, as `llamacpp.text_pieces` gives it (see there for the contract)."""
+    import numpy as np
+    rng = np.random.default_rng(seed if seed is not None else random.getrandbits(31))
+    ends = model.eog_ids | frozenset(stop_ids)
+    detok = Detokenizer(decode)
+    keep_prefix(model, 0)
+    logits = evaluate(model, list(prompt_ids))
+    while len(run.new_ids) < max_new and not scanner.stopped:
+        token = pick(logits, temperature, top_p, rng)
+        if token in ends:
+            room = len(run.new_ids) + len(paragraph) < max_new
+            short = (len(run.new_ids) + len(paragraph) < min_new
+                     or (min_words > 0 and len(decode(run.new_ids).split()) < min_words))
+            if not (paragraph and room and short):
+                run.ended = True
+                break
+            new = list(paragraph)
+        else:
+            new = [token]
+        for piece_id in new:
+            run.new_ids.append(piece_id)
+            out = scanner.feed(detok.push(piece_id))
+            if out:
+                yield out
+        if scanner.stopped or len(run.new_ids) >= max_new:
+            break
+        logits = evaluate(model, new)
+    if not scanner.stopped:
+        out = scanner.feed(detok.flush())
+        if out:
+            yield out
