@@ -102,7 +102,7 @@ def server_process(skip_write: bool) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runtime", default="auto", choices=("auto", "llama.cpp", "transformers"))
+    parser.add_argument("--runtime", default="auto", choices=("auto", "llama.cpp", "openvino", "transformers"))
     parser.add_argument("--skip-write", action="store_true", help="no story chapter (slow on transformers)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -1,10 +1,11 @@
-"""The embedded models on both generation runtimes, side by side in one run: transformers (float32, dequantized
-from the GGUF) and llama.cpp (Gemma's Q4_K_M GGUF as shipped, a Q8_0 copy of SmolLM2's Q4_1; flash attention on).
+"""The embedded models on the three generation runtimes, side by side in one run: transformers (float32, dequantized
+from the GGUF), llama.cpp (Gemma's Q4_K_M GGUF as shipped, a Q8_0 copy of SmolLM2's Q4_1; flash attention on) and
+OpenVINO (the float32 model exported with 8-bit weights, bfloat16 arithmetic; core/llm/openvino_export.py).
 
 For each model and runtime: first and cached load time (fresh subprocesses, an empty temporary cache, then the cache
 it left), generated tokens/s (greedy, 64 tokens) and prompt tokens/s (one 1,024-token prompt, evaluated as generation's
 prefill does: logits of the last position only), each runtime alone in a fresh process, the median of 3 turns taken
-alternately on the two runtimes (each turn: generation median of 3, prompt best of 2), the
+alternately on the runtimes (each turn: generation median of 3, prompt best of 2), the
 perplexity of the same reference continuations (novel passages: 192 tokens of context, 64 scored), how often greedy
 text is identical, and the token-F1 probe (SQuAD normalisation, best of the two references) on the NarrativeQA
 summary questions in ../shared/data/narrativeqa/summaries_qa_dev.jsonl, in the chat format.
@@ -28,7 +29,7 @@ from typing import Any
 
 from _common import SHARED_DATA, table, write_results
 
-from core.llm import llamacpp
+from core.llm import llamacpp, openvino_rt
 from core.llm.local import LocalLLM
 from core.llm.local_models import LOCAL_MODELS, fast_gguf_file
 from core.metrics.token_f1 import token_f1
@@ -40,7 +41,7 @@ CHAT_SYSTEM = "Read this story summary, then answer the question in a few words.
 ANSWER_TOKENS = 32
 CONTEXT_TOKENS, SCORED_TOKENS, N_REFERENCES = 192, 64, 24
 GREEDY_TOKENS = 32
-RUNTIMES = ("transformers", "llama.cpp")
+RUNTIMES = ("transformers", "llama.cpp", "openvino")
 
 
 def use(runtime: str) -> None:
@@ -60,9 +61,11 @@ def load_in_subprocess(name: str, runtime: str, cache_dir: Path) -> dict[str, An
 
 
 def forget_prefix(llm: LocalLLM) -> None:
-    """Make llama.cpp evaluate the next prompt in full (it would reuse the KV cache of an identical prefix)."""
+    """Make the fast path evaluate the next prompt in full (it would reuse the KV cache of an identical prefix)."""
     fast = llm._fast()
-    if fast is not None:
+    if isinstance(fast, openvino_rt.OVModel):
+        openvino_rt.keep_prefix(fast, 0)
+    elif fast is not None:
         fast.llama.reset()
 
 
@@ -74,10 +77,13 @@ def gen_rate(llm: LocalLLM) -> float:
 
 def prompt_rate(llm: LocalLLM, runtime: str, long_ids: list[int]) -> float:
     start = time.perf_counter()
+    fast = llm._fast()
     if runtime == "llama.cpp":
-        fast = llm._fast()
         fast.llama.reset()
         fast.llama.eval(long_ids)
+    elif runtime == "openvino":
+        openvino_rt.keep_prefix(fast, 0)
+        openvino_rt.evaluate(fast, long_ids)
     else:
         import torch
         with torch.inference_mode():  # as generate()'s prefill does it: logits for the last position only
@@ -150,6 +156,12 @@ def continuation_nll(llm: LocalLLM, runtime: str, refs: list[tuple[list[int], li
             scorer.reset()
             scorer.eval(ids)
             logits = np.array(scorer.scores[len(ctx) - 1:len(ids) - 1], dtype=np.float64)
+        elif runtime == "openvino":  # one token at a time after the context: the model gives last logits only
+            use(runtime)
+            fast = llm._fast()
+            openvino_rt.keep_prefix(fast, 0)
+            steps = [openvino_rt.evaluate(fast, ctx)] + [openvino_rt.evaluate(fast, [t]) for t in cont[:-1]]
+            logits = np.array(steps, dtype=np.float64)
         else:
             with torch.inference_mode():
                 logits = llm.model(input_ids=torch.tensor([ids])).logits[0, len(ctx) - 1:len(ids) - 1].double().numpy()
@@ -223,7 +235,6 @@ def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Pa
         print(f"{name} [{runtime}]: speed and perplexity", {k: rows[runtime][k] for k in
                                                            ("gen_tok_s", "prompt_tok_s", "perplexity")}, flush=True)
     scorer.close()
-    same = sum(a == b for a, b in zip(texts["transformers"], texts["llama.cpp"]))
     for runtime in RUNTIMES:
         q = quality(llm, runtime, items, budget_s)
         rows[runtime].update({"qa_n": q["n"], "qa_scores": q["scores"], "qa_examples": q["examples"],
@@ -238,9 +249,11 @@ def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Pa
         row["gen_x"] = round(row["gen_tok_s"] / base["gen_tok_s"], 2)
         row["prompt_x"] = round(row["prompt_tok_s"] / base["prompt_tok_s"], 2)
         row["perplexity_change_pct"] = round(100 * (row["perplexity"] / base["perplexity"] - 1), 2)
-        row["greedy_identical"] = f"{same}/{len(texts['llama.cpp'])}"
-    rows["llama.cpp"]["greedy_examples"] = [{"transformers": a, "llama.cpp": b} for a, b in
-                                            zip(texts["transformers"][:3], texts["llama.cpp"][:3])]
+        same = sum(a == b for a, b in zip(texts["transformers"], texts[runtime]))
+        row["greedy_identical"] = f"{same}/{len(texts[runtime])}"
+        if runtime != "transformers":
+            row["greedy_examples"] = [{"transformers": a, runtime: b} for a, b in
+                                      zip(texts["transformers"][:3], texts[runtime][:3])]
     return [rows[r] for r in RUNTIMES]
 
 
