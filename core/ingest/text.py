@@ -122,10 +122,10 @@ def _decode_nearly_clean(data: bytes, encoding: str) -> str | None:
 
 def _reject_known_binary(data: bytes) -> None:
     if data.startswith(b"%PDF"):
-        raise IngestError("PDF files are not supported: export the book as .txt or .epub and import that.")
+        raise IngestError("This file is a PDF, not text: give it the .pdf extension to import it.")
     for magic, kind in _MAGIC:
         if data.startswith(magic):
-            raise IngestError(f"This file is {kind}, not text: import a .txt, .md or .epub book.")
+            raise IngestError(f"This file is {kind}, not text: import a .txt, .md, .epub, .docx or .pdf book.")
 
 
 def _guess_utf16(data: bytes) -> str | None:
@@ -146,7 +146,8 @@ def _guess_utf16(data: bytes) -> str | None:
 def _reject_binary_bytes(data: bytes) -> None:
     control = len(data) - len(data.translate(None, _CONTROL_BYTES))
     if data.count(0) > len(data) * 0.001 or control > len(data) * 0.02:
-        raise IngestError("This file contains binary data, not text: import a .txt, .md or .epub book.")
+        raise IngestError("This file contains binary data, not text: import a .txt, .md, .epub, .docx or .pdf "
+                          "book.")
 
 
 def _fallback_cp1252(error: UnicodeError) -> tuple[str, int]:
