@@ -64,7 +64,7 @@ def forget_prefix(llm: LocalLLM) -> None:
     """Make the fast path evaluate the next prompt in full (it would reuse the KV cache of an identical prefix)."""
     fast = llm._fast()
     if isinstance(fast, openvino_rt.OVModel):
-        openvino_rt.keep_prefix(fast, 0)
+        openvino_rt.forget(fast)
     elif fast is not None:
         fast.llama.reset()
 
@@ -82,7 +82,7 @@ def prompt_rate(llm: LocalLLM, runtime: str, long_ids: list[int]) -> float:
         fast.llama.reset()
         fast.llama.eval(long_ids)
     elif runtime == "openvino":
-        openvino_rt.keep_prefix(fast, 0)
+        openvino_rt.forget(fast)
         openvino_rt.evaluate(fast, long_ids)
     else:
         import torch
@@ -159,7 +159,7 @@ def continuation_nll(llm: LocalLLM, runtime: str, refs: list[tuple[list[int], li
         elif runtime == "openvino":  # one token at a time after the context: the model gives last logits only
             use(runtime)
             fast = llm._fast()
-            openvino_rt.keep_prefix(fast, 0)
+            openvino_rt.forget(fast)
             steps = [openvino_rt.evaluate(fast, ctx)] + [openvino_rt.evaluate(fast, [t]) for t in cont[:-1]]
             logits = np.array(steps, dtype=np.float64)
         else:

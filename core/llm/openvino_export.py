@@ -70,8 +70,15 @@ def _export(name: str, cache_dir: Path, target: Path) -> None:
         ov.save_model(model, staging / "model.xml", compress_to_fp16=False)
         seconds = round(time.perf_counter() - start, 1)
         (staging / MARKER).write_text(json.dumps({"version": EXPORT_VERSION, "model": name, "seconds": seconds}))
-        shutil.rmtree(target, ignore_errors=True)  # an older export, or leftovers without the marker
-        os.replace(staging, target)
+        if not is_exported(name, cache_dir):
+            shutil.rmtree(target, ignore_errors=True)  # an older export, or leftovers without the marker
+        try:
+            os.replace(staging, target)
+        except OSError:  # another process finished first (target exists and is non-empty)
+            if not is_exported(name, cache_dir):
+                raise
+            log.info("OpenVINO: %s appeared meanwhile in %s; keeping it", name, target)
+            return
         log.info("OpenVINO: %s exported in %.1f s (%s)", name, seconds, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -120,10 +120,10 @@ def test_a_piece_of_a_long_prompt_gives_the_same_logits(openvino_path: pytest.Mo
     assert isinstance(fast, openvino_rt.OVModel)
     ids = llm.encode(story_text(900))
     with llm._lock:
-        openvino_rt.keep_prefix(fast, 0)
+        openvino_rt.forget(fast)
         whole = openvino_rt.evaluate(fast, ids)
         openvino_path.setattr(openvino_rt, "CHUNK", 512)
-        openvino_rt.keep_prefix(fast, 0)
+        openvino_rt.forget(fast)
         pieces = openvino_rt.evaluate(fast, ids)
         assert fast.prompt == ids
     assert int(np.argmax(whole)) == int(np.argmax(pieces))
@@ -162,14 +162,3 @@ def test_a_missing_openvino_falls_back_to_llama_cpp_with_a_log_line(
         assert llm.runtime == "llama.cpp"
         assert llm.generate_text(PROMPTS[0], max_tokens=6).output_tokens == 6
     assert any("OpenVINO is not usable here" in r.getMessage() for r in caplog.records)
-
-
-def test_an_export_of_another_version_is_made_again(cache: Path, tmp_path: Path) -> None:
-    folder = openvino_export.export_dir("smollm2", tmp_path)
-    folder.mkdir(parents=True)
-    (folder / openvino_export.MARKER).write_text(json.dumps({"version": openvino_export.EXPORT_VERSION - 1}))
-    assert not openvino_export.is_exported("smollm2", tmp_path)
-    (folder / openvino_export.MARKER).write_text("not json")
-    assert not openvino_export.is_exported("smollm2", tmp_path)
-    assert openvino_export.model_xml("smollm2", cache).is_file()  # the real export (made now if not yet)
-    assert openvino_export.is_exported("smollm2", cache)
