@@ -183,6 +183,15 @@ class Detokenizer:
         return out
 
 
+def goes_on(run: FastRun, paragraph: Sequence[int], *, max_new: int, min_new: int, min_words: int,
+            decode: Callable[[list[int]], str]) -> bool:
+    """Whether an end token now becomes a paragraph break: the text is still short of `min_new` tokens or
+    `min_words` words, and the break fits within `max_new`. Both fast paths ask this."""
+    after = len(run.new_ids) + len(paragraph)
+    short = after < min_new or (min_words > 0 and len(decode(run.new_ids).split()) < min_words)
+    return bool(paragraph) and after < max_new and short
+
+
 def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, temperature: float,
                 top_p: float | None, seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
                 scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
@@ -215,10 +224,8 @@ def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, te
         try:
             for token in tokens:
                 if token in ends:
-                    room = len(run.new_ids) + len(paragraph) < max_new
-                    short = (len(run.new_ids) + len(paragraph) < min_new
-                             or (min_words > 0 and len(decode(run.new_ids).split()) < min_words))
-                    restart = bool(paragraph) and room and short
+                    restart = goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words,
+                                      decode=decode)
                     run.ended = not restart
                     new = list(paragraph) if restart else []
                 else:

@@ -91,9 +91,9 @@ class LocalLLM:
         return LoadedModel(fast.llama, self.tokenizer, "llama.cpp", fast.seconds)  # the tokenizer is read now too
 
     def _fast(self) -> Fast | None:
-        if llamacpp.runtime_name() == "openvino":
-            xml = openvino_export.model_xml(self.model_name, self.cache_dir)  # exported at set-up, else now
-            return openvino_rt.load(self.model_name, xml, self.tokenizer)
+        if llamacpp.runtime_name() == "openvino":  # exported at set-up, else on this first use
+            return openvino_rt.load(self.model_name, lambda: openvino_export.model_xml(self.model_name, self.cache_dir),
+                                    lambda: self.tokenizer)
         if not llamacpp.available():
             return None
         gguf = fast_gguf_file(self.model_name, self.cache_dir)
@@ -203,7 +203,7 @@ class LocalLLM:
 
     def _fast_pieces(self, fast: Fast, ids: list[int], opts: GenerationOptions, max_new: int,
                      run: llamacpp.FastRun) -> Generator[str, None, None]:
-        """llama.cpp's text for `ids` as it comes, cut at the first stop string; holds the model's lock."""
+        """The fast path's text for `ids` as it comes, cut at the first stop string; holds the model's lock."""
         with self._lock:
             try:
                 pieces = openvino_rt.text_pieces if isinstance(fast, openvino_rt.OVModel) else llamacpp.text_pieces

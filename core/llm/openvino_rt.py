@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.llm.base import StopScanner
-from core.llm.llamacpp import Detokenizer, FastRun, cpu_threads
+from core.llm.llamacpp import Detokenizer, FastRun, cpu_threads, goes_on
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,11 @@ def end_ids(tokenizer: Any) -> frozenset[int]:
     return frozenset(ids)
 
 
-def load(name: str, xml: Path, tokenizer: Any) -> OVModel:
-    """The compiled model for `name`, loaded at most once per process."""
+def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any]) -> OVModel:
+    """The compiled model for `name`, loaded at most once per process; `xml` and `tokenizer` are asked for only
+    then (finding the export reads its marker file, which a call that finds the model loaded need not)."""
+    if name in _models:
+        return _models[name]
     with _lock:
         if name in _models:
             return _models[name]
@@ -79,13 +82,13 @@ def load(name: str, xml: Path, tokenizer: Any) -> OVModel:
         start = time.perf_counter()
         core = ov.Core()
         precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
-        compiled = core.compile_model(str(xml), "CPU", {
+        compiled = core.compile_model(str(xml()), "CPU", {
             "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(cpu_threads()),
             "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": DYNAMIC_QUANTIZATION,
             "KV_CACHE_PRECISION": precision})  # not the plugin's default 8 bits: one rounding fewer, same speed here
-        model = OVModel(name, compiled, compiled.create_infer_request(), end_ids(tokenizer),
+        model = OVModel(name, compiled, compiled.create_infer_request(), end_ids(tokenizer()),
                         round(time.perf_counter() - start, 3), precision)
-        log.info("OpenVINO: %s compiled from %s in %.2f s (%s, %d threads)", name, xml, model.seconds, precision,
+        log.info("OpenVINO: %s compiled in %.2f s (%s, %d threads)", name, model.seconds, precision,
                  cpu_threads())
         _models[name] = model
         return model
@@ -163,10 +166,7 @@ def text_pieces(model: OVModel, prompt_ids: Sequence[int], *, max_new: int, temp
     while len(run.new_ids) < max_new and not scanner.stopped:
         token = pick(logits, temperature, top_p, rng)
         if token in ends:
-            room = len(run.new_ids) + len(paragraph) < max_new
-            short = (len(run.new_ids) + len(paragraph) < min_new
-                     or (min_words > 0 and len(decode(run.new_ids).split()) < min_words))
-            if not (paragraph and room and short):
+            if not goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words, decode=decode):
                 run.ended = True
                 break
             new = list(paragraph)
