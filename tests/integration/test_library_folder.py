@@ -7,6 +7,7 @@ The module shares one local Ray cluster (2 CPUs) and one sequential reference li
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -22,6 +23,7 @@ from core.services.library_ingest import BookEvent, fingerprint, plan_folder
 from storage.repository import SqlStore
 from tests.conftest import novel_path
 from tests.support.library_books import cut_novel
+from tests.support.pausing_store import open_pausing
 
 pytestmark = pytest.mark.slow
 
@@ -139,21 +141,25 @@ def test_ray_stores_the_same_books_as_the_sequential_engine(sequential: dict[str
 def test_a_worker_killed_mid_book_is_retried_to_the_clean_result(sequential: dict[str, Any], folder: Path,
                                                                  ray_cpus: int, tmp_path: Path) -> None:
     from core.services.library_ray import run_ray
-    url = f"sqlite:///{tmp_path / 'killed.db'}"
+    url, marker = f"sqlite:///{tmp_path / 'killed.db'}", tmp_path / "killed"
     store = SqlStore.from_url(url)
     plan = plan_folder(store, folder)
     killed: dict[str, int] = {}
 
     def kill(event: BookEvent) -> None:
-        """SIGKILL the worker of time_machine.txt once its graph has one chapter committed (five to go), and the
-        worker of carol.txt as it starts saving its import."""
+        """SIGKILL the worker of time_machine.txt once its graph has one chapter committed (five to go; its store
+        holds the second until the marker is written, after the kill), and the worker of carol.txt as it starts
+        saving its import."""
         target = (event.file == "time_machine.txt" and event.stage == "graph" and event.done >= 1) or (
             event.file == "carol.txt" and event.stage == "import" and event.done >= 2)
         if target and event.file not in killed:
             killed[event.file] = event.pid
             os.kill(event.pid, signal.SIGKILL)
+            if event.file == "time_machine.txt":
+                marker.touch()
 
-    results = {r.file: r for r in run_ray(SqlStore.from_url, url, plan.books, graph=True, on_event=kill)}
+    opener = functools.partial(open_pausing, source="time_machine.txt", marker=str(marker))
+    results = {r.file: r for r in run_ray(opener, url, plan.books, graph=True, on_event=kill)}
     assert set(killed) == {"time_machine.txt", "carol.txt"}
     tm = results["time_machine.txt"]
     assert tm.status == "imported" and tm.pid != killed["time_machine.txt"]
