@@ -27,6 +27,8 @@ _HEADING = re.compile(r"^\s*(#+\s*)?chapter\s+\w+[^\n]{0,80}\n+", re.IGNORECASE)
 PROMPT_MARGIN = 64
 # A sentence's end: . ! ? or … with any closing quotes or brackets after it, then white space or the text's end.
 _SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s|$)")
+_CLAUSE_END = re.compile(r"[,;:\u2014](?=\s|$)")
+_WORD = re.compile(r"\S+")
 
 
 @dataclass
@@ -97,15 +99,24 @@ def fit_length(text: str, min_words: int, max_words: int, *, embedded: bool = Fa
     """A chapter that stops mid-sentence (it ran into its token cap) ends at its last full sentence within
     `max_words`, as long as `min_words` remain. A chapter that ends a sentence is kept whole, whatever its length
     (its ending is the model's own), unless an `embedded` model wrote it: a 135M model's chapter that runs past the
-    maximum is rarely heading for an ending, so it is cut there too."""
+    maximum is rarely heading for an ending, so it is cut there too: at its last sentence end between the counts,
+    else (a 135M model looping on one clause writes hundreds of words without a full stop) at its last clause end,
+    else word, within the maximum."""
     stripped = text.rstrip()
     ends = [m.end() for m in _SENTENCE_END.finditer(stripped)]
-    if not ends or (ends[-1] == len(stripped) and not (embedded and len(stripped.split()) > max_words)):
+    over = embedded and len(stripped.split()) > max_words
+    if not over and (not ends or ends[-1] == len(stripped)):
         return text
     within = [end for end in ends if len(stripped[:end].split()) <= max_words]
-    if not within or len(stripped[:within[-1]].split()) < min_words:
+    if within and len(stripped[:within[-1]].split()) >= min_words:
+        return stripped[:within[-1]]
+    if not over:
         return text
-    return stripped[:within[-1]]
+    last_word = [m.end() for m in _WORD.finditer(stripped)][max_words - 1]
+    clauses = [m.start() for m in _CLAUSE_END.finditer(stripped, 0, last_word + 1)]
+    if clauses and len(stripped[:clauses[-1]].split()) >= min_words:
+        return stripped[:clauses[-1]]
+    return stripped[:last_word]
 
 
 def _is_embedded(llm: LLM | None) -> bool:

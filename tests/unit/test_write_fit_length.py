@@ -42,6 +42,18 @@ def test_an_embedded_writer_s_chapter_past_the_maximum_is_cut_even_when_it_ends_
     assert fit_length(within, min_words=20, max_words=50, embedded=True) == within
 
 
+def test_an_embedded_writer_looping_without_a_full_stop_is_cut_within_the_maximum() -> None:
+    """SmolLM2 on OpenVINO, greedy, asked for 250-400 words: 513, the last 300 "and she had been watching her for a
+    long time," over and over."""
+    loop = SENTENCE + " " + "and she had been watching her for a long time, " * 12   # 7 + 120 words
+    fitted = fit_length(loop, min_words=20, max_words=50, embedded=True)
+    assert fitted == SENTENCE + " " + ("and she had been watching her for a long time, " * 4).rstrip(", ")
+    assert 20 <= len(fitted.split()) <= 50
+    no_commas = "word " * 80
+    assert fit_length(no_commas, min_words=20, max_words=50, embedded=True) == ("word " * 50).rstrip()
+    assert fit_length(loop, min_words=20, max_words=50) == loop   # a remote writer's text is its own
+
+
 class _Named:
     def __init__(self, name: str) -> None:
         self.name = name
