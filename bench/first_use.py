@@ -8,7 +8,7 @@
    grapher (the writing model) read it into the story's graph.
 4. Memory: the process's resident size with both embedded models, MiniLM and spaCy loaded.
 
-    .venv/bin/python bench/first_use.py                         # the default runtime (llama.cpp where installed)
+    .venv/bin/python bench/first_use.py                         # the default runtime (OpenVINO where installed)
     .venv/bin/python bench/first_use.py --runtime transformers --skip-write   # the old path, for reference
 
 Load average is printed next to every figure: these machines are shared.

@@ -13,8 +13,10 @@ One llama.cpp context per model per process, shared by every session and page (t
 generation lock). The KV cache of the last prompt is kept: when the next prompt starts with the same tokens (a
 writer's system prompt and the story so far), whole evaluation batches of that prefix are not evaluated again.
 
-`FABULA_LOCAL_RUNTIME=transformers` turns the fast path off; when llama-cpp-python is not installed the transformers
-path is used with one warning in the log.
+Since 2026-11-25 the default (`FABULA_LOCAL_RUNTIME=auto`) is the OpenVINO path (`openvino_rt`), which reads prompts
+about 2.7x as fast as this one on the 2-core AMD EPYC; this path serves when OpenVINO is missing or when
+`FABULA_LOCAL_RUNTIME=llama.cpp` asks for it. `FABULA_LOCAL_RUNTIME=transformers` turns both fast paths off; when
+neither is installed the transformers path is used with one warning in the log.
 """
 from __future__ import annotations
 
@@ -92,9 +94,9 @@ def available() -> bool:
 
 
 def runtime_name() -> str:
-    """Which runtime the embedded models generate with here: "openvino" (asked for and installed), "llama.cpp"
-    (the default where installed) or "transformers"."""
-    if runtime_setting() == "openvino":
+    """Which runtime the embedded models generate with here: "openvino" (the default, where installed), "llama.cpp"
+    (asked for, or OpenVINO missing) or "transformers"."""
+    if runtime_setting() in ("auto", "openvino"):
         from core.llm import openvino_rt
         if openvino_rt.available():
             return "openvino"

@@ -80,9 +80,9 @@ class LocalLLM:
         return LoadedModel(self._loaded.model, self._loaded.tokenizer, "memory", 0.0)
 
     def warm(self) -> LoadedModel:
-        """Load what generation needs now: llama.cpp on the GGUF where it is installed (about a second, no cache
-        to write), OpenVINO when asked for, else the transformers model. Scoring (`model`, `logprob`, KID) loads
-        transformers when asked."""
+        """Load what generation needs now: the OpenVINO export where OpenVINO is installed (compiled in about a
+        second and a half), llama.cpp on the GGUF when asked for or OpenVINO is missing, else the transformers
+        model. Scoring (`model`, `logprob`, KID) loads transformers when asked."""
         fast = self._fast()
         if fast is None:
             return self.load()
@@ -91,9 +91,15 @@ class LocalLLM:
         return LoadedModel(fast.llama, self.tokenizer, "llama.cpp", fast.seconds)  # the tokenizer is read now too
 
     def _fast(self) -> Fast | None:
-        if llamacpp.runtime_name() == "openvino":  # exported at set-up, else on this first use
-            return openvino_rt.load(self.model_name, lambda: openvino_export.model_xml(self.model_name, self.cache_dir),
-                                    lambda: self.tokenizer)
+        if self.runtime == "openvino":  # exported at set-up, else on this first use
+            try:
+                return openvino_rt.load(self.model_name,
+                                        lambda: openvino_export.model_xml(self.model_name, self.cache_dir),
+                                        lambda: self.tokenizer)
+            except Exception as exc:
+                if llamacpp.runtime_setting() == "openvino":  # asked for by name: its failure is the answer
+                    raise
+                openvino_rt.mark_failed(self.model_name, exc)  # the default: llama.cpp serves, with a log line
         if not llamacpp.available():
             return None
         gguf = fast_gguf_file(self.model_name, self.cache_dir)
@@ -103,7 +109,10 @@ class LocalLLM:
     def runtime(self) -> str:
         """Which runtime generates: "llama.cpp", "openvino" or "transformers" (for logs, the Settings page and
         benchmarks)."""
-        return llamacpp.runtime_name()
+        name = llamacpp.runtime_name()
+        if name == "openvino" and openvino_rt.failed(self.model_name):
+            return "llama.cpp" if llamacpp.available() else "transformers"
+        return name
 
     @property
     def model(self) -> Any:

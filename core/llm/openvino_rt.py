@@ -1,7 +1,8 @@
-"""A generation path for the embedded models on OpenVINO (`FABULA_LOCAL_RUNTIME=openvino`): the exported model of
-`openvino_export` with its key/value cache kept inside OpenVINO, 8-bit weights, bfloat16 arithmetic where the CPU
-has it. It reads prompts about three times as fast as transformers on the 2-core AMD EPYC, where llama.cpp reads
-them about as fast (bench/README.md); llama.cpp generates faster.
+"""The default generation path for the embedded models, OpenVINO (`FABULA_LOCAL_RUNTIME=auto` or `openvino`): the
+exported model of `openvino_export` with its key/value cache kept inside OpenVINO, 8-bit weights, bfloat16 arithmetic
+where the CPU has it. It reads prompts about three times as fast as transformers on the 2-core AMD EPYC, where
+llama.cpp reads them about as fast (bench/README.md); llama.cpp generates faster. Under `auto`, a model whose export
+or compilation fails here is served by llama.cpp for the rest of the process, with one log line.
 
 The loop is this module's own: one inference per prompt chunk, then one per new token, greedy or sampled in numpy.
 Its contract is llama.cpp's (`llamacpp.text_pieces`): the same end tokens, stop strings and minimum lengths met with
@@ -29,11 +30,17 @@ log = logging.getLogger(__name__)
 # bounds the memory of a sliding-window layer's mask), and no prefix is kept: keeping one would save less than it
 # costs. Greedy text then never depends on what was asked before.
 CHUNK = 4096
-# Activations quantized to 8 bits in groups of 64 for the 8-bit weights' products: prompts 1,661 tokens/s against
-# 1,210 without (SmolLM2, 1,024 tokens); generation 79 against 87 tokens/s. 2-core AMD EPYC, 2026-11-25.
-DYNAMIC_QUANTIZATION = "64"
+# Activations quantized to 8 bits in groups for the 8-bit weights' products: SmolLM2 read prompts at 1,661 tokens/s
+# in groups of 64 against 1,210 without (1,024 tokens); generation 79 against 87 tokens/s. The group size moves
+# speed and perplexity (bench/llm.py's references; transformers 28.96 and 77.45) unevenly, so it is per model:
+#   SmolLM2  groups of 32: 1,484 tok/s, +1.25%;  64: 1,698, +1.84%;  128: 1,660, +2.42%;  none: +1.07%
+#   Gemma    groups of 32: 1,523 tok/s, +0.55%;  64: 1,692, +1.98%;  128: 1,812, +1.46%;  256: 1,670, +2.00%
+# 2-core AMD EPYC, 2026-11-25 (prompt speeds are medians of five; the run-to-run spread is about 5%).
+DYNAMIC_QUANTIZATION = {"gemma3-270m": "128"}
+DEFAULT_GROUP = "64"
 END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<eos>", "</s>")
 _models: dict[str, OVModel] = {}
+_failed: dict[str, str] = {}  # model -> why its export or compilation failed here
 _lock = threading.Lock()
 _missing_logged = False
 
@@ -84,7 +91,7 @@ def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any]) -> OV
         precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
         compiled = core.compile_model(str(xml()), "CPU", {
             "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(cpu_threads()),
-            "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": DYNAMIC_QUANTIZATION,
+            "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": group(name),
             "KV_CACHE_PRECISION": precision})  # not the plugin's default 8 bits: one rounding fewer, same speed here
         model = OVModel(name, compiled, compiled.create_infer_request(), end_ids(tokenizer()),
                         round(time.perf_counter() - start, 3), precision)
@@ -92,6 +99,24 @@ def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any]) -> OV
                  cpu_threads())
         _models[name] = model
         return model
+
+
+def failed(name: str) -> bool:
+    """Whether exporting or compiling `name` failed in this process (the default runtime then falls back)."""
+    return name in _failed
+
+
+def mark_failed(name: str, exc: BaseException) -> None:
+    if name not in _failed:
+        log.warning("OpenVINO could not load %s (%s: %s): it generates with llama.cpp or transformers in this "
+                    "process. Set FABULA_LOCAL_RUNTIME=openvino to see the error where it happens.",
+                    name, type(exc).__name__, exc)
+    _failed[name] = f"{type(exc).__name__}: {exc}"
+
+
+def group(name: str) -> str:
+    """The activation quantization group size the model is compiled with."""
+    return DYNAMIC_QUANTIZATION.get(name, DEFAULT_GROUP)
 
 
 def is_loaded(name: str) -> bool:

@@ -40,7 +40,7 @@ def llm(request: pytest.FixtureRequest, cache: Path) -> LocalLLM:
 
 @pytest.fixture
 def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    monkeypatch.delenv(llamacpp.RUNTIME_ENV, raising=False)
+    monkeypatch.setenv(llamacpp.RUNTIME_ENV, "llama.cpp")  # asked for: the default is OpenVINO where installed
     yield monkeypatch
 
 

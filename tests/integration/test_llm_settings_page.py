@@ -105,6 +105,9 @@ def test_restore_default_prices(page_env: None) -> None:
 
 
 def test_the_page_says_which_runtime_the_embedded_models_use(page_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FABULA_LOCAL_RUNTIME", raising=False)
+    assert any("generate with OpenVINO" in c.value for c in _open().caption)   # the default
+    monkeypatch.setenv("FABULA_LOCAL_RUNTIME", "llama.cpp")
     assert any("generate with llama.cpp" in c.value for c in _open().caption)
     monkeypatch.setenv("FABULA_LOCAL_RUNTIME", "transformers")
     assert any("several times slower" in w.value for w in _open().warning)

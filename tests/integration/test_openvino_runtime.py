@@ -153,8 +153,18 @@ def test_an_early_end_goes_on_until_min_words(openvino_path: pytest.MonkeyPatch,
     assert longer.text.startswith(short.text) and "\n\n" in longer.text[len(short.text):len(short.text) + 3]
 
 
+def test_the_default_setting_generates_with_openvino(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
+    monkeypatch.delenv(llamacpp.RUNTIME_ENV, raising=False)
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    assert llm.runtime == "openvino" and llm.warm().source == "openvino"
+    monkeypatch.setenv(llamacpp.RUNTIME_ENV, "llama.cpp")   # asked for by name, llama.cpp serves
+    assert LocalLLM("smollm2", cache_dir=cache).runtime == "llama.cpp"
+
+
+@pytest.mark.parametrize("setting", ["auto", "openvino"])
 def test_a_missing_openvino_falls_back_to_llama_cpp_with_a_log_line(
-        openvino_path: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path) -> None:
+        openvino_path: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path, setting: str) -> None:
+    openvino_path.setenv(llamacpp.RUNTIME_ENV, setting)
     openvino_path.setitem(sys.modules, "openvino", None)  # `import openvino` now raises ImportError
     openvino_path.setattr(openvino_rt, "_missing_logged", False)
     llm = LocalLLM("smollm2", cache_dir=cache)
@@ -162,3 +172,22 @@ def test_a_missing_openvino_falls_back_to_llama_cpp_with_a_log_line(
         assert llm.runtime == "llama.cpp"
         assert llm.generate_text(PROMPTS[0], max_tokens=6).output_tokens == 6
     assert any("OpenVINO is not usable here" in r.getMessage() for r in caplog.records)
+
+
+def test_a_failed_export_falls_back_by_default_and_fails_when_openvino_is_asked_for(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path) -> None:
+    def no_export(name: str, cache_dir: Path) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(openvino_rt, "_models", {})   # nothing compiled yet in this process
+    monkeypatch.setattr(openvino_rt, "_failed", {})
+    monkeypatch.setattr(openvino_export, "model_xml", no_export)
+    monkeypatch.setenv(llamacpp.RUNTIME_ENV, "openvino")
+    with pytest.raises(OSError, match="No space left"):
+        LocalLLM("smollm2", cache_dir=cache).generate_text(PROMPTS[0], max_tokens=4)
+    monkeypatch.delenv(llamacpp.RUNTIME_ENV)
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    with caplog.at_level(logging.WARNING, logger="core.llm.openvino_rt"):
+        assert llm.generate_text(PROMPTS[0], max_tokens=4).output_tokens == 4
+    assert llm.runtime == "llama.cpp" and llamacpp.is_loaded("smollm2")
+    assert any("OpenVINO could not load smollm2" in r.getMessage() for r in caplog.records)
