@@ -40,7 +40,7 @@ DYNAMIC_QUANTIZATION = {"gemma3-270m": "128"}
 DEFAULT_GROUP = "64"
 END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<eos>", "</s>")
 _models: dict[str, OVModel] = {}
-_failed: dict[str, str] = {}  # model -> why its export or compilation failed here
+_failed: set[str] = set()  # models whose export or compilation failed in this process
 _lock = threading.Lock()
 _missing_logged = False
 
@@ -111,7 +111,7 @@ def mark_failed(name: str, exc: BaseException) -> None:
         log.warning("OpenVINO could not load %s (%s: %s): it generates with llama.cpp or transformers in this "
                     "process. Set FABULA_LOCAL_RUNTIME=openvino to see the error where it happens.",
                     name, type(exc).__name__, exc)
-    _failed[name] = f"{type(exc).__name__}: {exc}"
+    _failed.add(name)
 
 
 def group(name: str) -> str:

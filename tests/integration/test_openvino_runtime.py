@@ -3,7 +3,7 @@
 Its weights are 8-bit and its arithmetic bfloat16 where the CPU has it, so greedy text cannot match the float32
 transformers path token for token. The documented tolerance is the llama.cpp path's (test_llm_runtimes.py): greedy
 tokens agree until a place where the transformers model itself is nearly undecided, and there OpenVINO's choice is
-within `UNDECIDED_LOGITS` of the transformers favourite.
+within `UNDECIDED_LOGITS` of the transformers favourite (`assert_greedy_agrees` there runs both).
 """
 from __future__ import annotations
 
@@ -17,13 +17,10 @@ import openvino  # noqa: F401 - installed by the set-up command; its absence mus
 import pytest
 
 from core.llm import llamacpp, openvino_export, openvino_rt
-from core.llm.base import StopScanner
 from core.llm.local import LocalLLM
-from tests.integration.test_llm_runtimes import PROMPTS, story_text, transformers_greedy
+from tests.integration.test_llm_runtimes import PROMPTS, assert_greedy_agrees, story_text
 
 pytestmark = pytest.mark.slow
-
-UNDECIDED_LOGITS = 1.0
 
 
 @pytest.fixture(scope="module")
@@ -43,17 +40,6 @@ def llm(request: pytest.FixtureRequest, cache: Path, openvino_path: pytest.Monke
     return LocalLLM(request.param, cache_dir=cache)
 
 
-def openvino_greedy(llm: LocalLLM, ids: list[int], n: int) -> list[int]:
-    fast = llm._fast()
-    assert isinstance(fast, openvino_rt.OVModel)
-    run = llamacpp.FastRun(StopScanner(()))
-    with llm._lock:
-        for _ in openvino_rt.text_pieces(fast, ids, max_new=n, temperature=0.0, top_p=None, seed=None, stop_ids=(),
-                                         decode=llm.decode, scanner=run.scanner, run=run):
-            pass
-    return run.new_ids
-
-
 def test_generation_runs_on_openvino_when_asked(llm: LocalLLM, cache: Path) -> None:
     assert llm.runtime == "openvino"
     info = llm.warm()
@@ -66,19 +52,7 @@ def test_generation_runs_on_openvino_when_asked(llm: LocalLLM, cache: Path) -> N
 
 
 def test_greedy_tokens_agree_until_the_model_itself_is_undecided(llm: LocalLLM) -> None:
-    identical = 0
-    for prompt in PROMPTS:
-        ids = llm.encode(prompt)
-        slow, steps = transformers_greedy(llm, ids, 16)
-        fast = openvino_greedy(llm, ids, 16)
-        if fast == slow[:len(fast)]:
-            identical += 1
-            continue
-        at = next(i for i, (a, b) in enumerate(zip(fast, slow)) if a != b)
-        logits = steps[at]
-        gap = float(logits[slow[at]] - logits[fast[at]])  # type: ignore[index]
-        assert 0 < gap < UNDECIDED_LOGITS, (prompt, llm.decode(slow), llm.decode(fast), at, gap)
-    assert identical >= 1
+    assert_greedy_agrees(llm, "openvino")
 
 
 def test_greedy_text_never_depends_on_what_was_asked_before(llm: LocalLLM) -> None:
@@ -180,7 +154,7 @@ def test_a_failed_export_falls_back_by_default_and_fails_when_openvino_is_asked_
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(openvino_rt, "_models", {})   # nothing compiled yet in this process
-    monkeypatch.setattr(openvino_rt, "_failed", {})
+    monkeypatch.setattr(openvino_rt, "_failed", set())
     monkeypatch.setattr(openvino_export, "model_xml", no_export)
     monkeypatch.setenv(llamacpp.RUNTIME_ENV, "openvino")
     with pytest.raises(OSError, match="No space left"):
