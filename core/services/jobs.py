@@ -150,11 +150,18 @@ class JobRunner:
 
     def start(self, total: int, state: dict[str, Any] | None = None, resume: Job | None = None) -> JobRun:
         """Open a job for `total` units, or continue `resume` (from `resumable`) with `total` units left; `state` is
-        merged into the job's. A new job retires an earlier one of the kind still marked running (Store.open_job)."""
+        merged into the job's. A new job retires an earlier one of the kind still marked running (Store.open_job).
+
+        A resumed job counts as done what it set out to do less what is left: a unit is committed before its
+        progress, so a process killed between the two left one unit finished but uncounted (the services read what
+        is left from the store, so it is not done twice). Never fewer than the job counted: units added since (a
+        chapter saved) make the total grow."""
         if resume is None:
             job = self.store.open_job(self.work_id, self.kind, total=total)
             if state:
                 job = self.store.update_job(job.id, state=state)
             return JobRun(self.store, job, False, 0, self.on_progress, self.should_stop)
-        job = self.store.update_job(resume.id, status=JobStatus.RUNNING.value, total=resume.done + total, state=state)
-        return JobRun(self.store, job, True, resume.done, self.on_progress, self.should_stop)
+        first = max(resume.done, resume.total - total)
+        job = self.store.update_job(resume.id, status=JobStatus.RUNNING.value, done=first, total=first + total,
+                                    state=state)
+        return JobRun(self.store, job, True, first, self.on_progress, self.should_stop)

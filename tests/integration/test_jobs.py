@@ -167,3 +167,30 @@ def test_a_stopped_graph_build_shows_what_it_finished_and_resumes_to_the_same_gr
     kg_service.build_graph(store, clean)
     labels = {w: sorted((e.label, e.mentions) for e in store.kg_entities(w)) for w in (stopped, clean)}
     assert labels[stopped] == labels[clean]
+
+
+@pytest.mark.slow
+def test_a_build_killed_between_a_chapter_and_its_count_resumes_to_the_full_count(
+        store: SqlStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chapter is committed to the graph, then counted on the job in a second transaction: a process killed
+    between the two leaves the job one behind the graph. The resumed job counts that chapter (it is not read again)
+    and ends at every chapter of the book, as the page says (e2e: a server killed mid-build)."""
+    work_id = _work(store)
+    update_job = store.update_job
+
+    def killed_at_second_count(job_id: int, **changes: object) -> object:
+        if changes.get("done") == 2:
+            monkeypatch.setattr(store, "update_job", update_job)  # the process is gone: the next one counts
+            raise KeyboardInterrupt("killed")
+        return update_job(job_id, **changes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "update_job", killed_at_second_count)
+    with pytest.raises(KeyboardInterrupt):
+        kg_service.build_graph(store, work_id)
+    killed = store.latest_job(work_id, kg_service.JOB_KIND)
+    assert killed is not None and (killed.done, killed.state["next_chapter"]) == (1, 2)
+    assert sorted(store.kg_extracted_chapters(work_id)) == [1, 2]          # chapter 2 committed, not counted
+    report = kg_service.build_graph(store, work_id)
+    assert report.resumed and report.extracted == 1                       # chapter 3 only
+    job = store.get_job(killed.id)
+    assert job.status is JobStatus.DONE and (job.done, job.total) == (3, 3)
