@@ -32,11 +32,15 @@ log = logging.getLogger(__name__)
 CHUNK = 4096
 # Activations quantized to 8 bits in groups for the 8-bit weights' products: SmolLM2 read prompts at 1,661 tokens/s
 # in groups of 64 against 1,210 without (1,024 tokens); generation 79 against 87 tokens/s. The group size moves
-# speed and perplexity (bench/llm.py's references; transformers 28.96 and 77.45) unevenly, so it is per model:
-#   SmolLM2  groups of 32: 1,484 tok/s, +1.25%;  64: 1,698, +1.84%;  128: 1,660, +2.42%;  none: +1.07%
-#   Gemma    groups of 32: 1,523 tok/s, +0.55%;  64: 1,692, +1.98%;  128: 1,812, +1.46%;  256: 1,670, +2.00%
-# 2-core AMD EPYC, 2026-11-25 (prompt speeds are medians of five; the run-to-run spread is about 5%).
-DYNAMIC_QUANTIZATION = {"gemma3-270m": "128"}
+# speed and perplexity (bench/llm.py's references; transformers 28.96 and 77.45) unevenly, so it is per model.
+# A group should divide the products' inner sizes (SmolLM2 576 and 1,536; Gemma 640 and 2,048): 128 does not for
+# SmolLM2. Speed relative to groups of 64 in one process, alternating (the host's slow spells swing absolute speeds
+# by 20%), export 3 (SmolLM2's MLP products apart):
+#   SmolLM2  32: 0.91x, +1.15%;  64: 1.00x, +1.31%;  96: 1.05x, +1.37%;  192: 1.06x, +2.69%;  none: 0.73x, +1.07%
+# Export 2 (stacked), prompt tokens/s, medians of five in separate processes:
+#   Gemma    32: 1,523, +0.55%;  64: 1,692, +1.98%;  128: 1,812, +1.46%;  256: 1,670, +2.00%
+# 2-core AMD EPYC, 2026-11-25 and 26.
+DYNAMIC_QUANTIZATION = {"smollm2": "96", "gemma3-270m": "128"}
 DEFAULT_GROUP = "64"
 END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<eos>", "</s>")
 _models: dict[str, OVModel] = {}

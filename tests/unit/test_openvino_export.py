@@ -19,7 +19,7 @@ class _Loaded:
 
 @pytest.fixture
 def tiny_export(monkeypatch: pytest.MonkeyPatch) -> None:
-    def tiny(_hf_model: object) -> ov.Model:
+    def tiny(_hf_model: object, **_options: object) -> ov.Model:
         x = ops.parameter([1, 2], np.float32, name="x")
         return ov.Model([ops.result(ops.relu(x))], [x], "tiny")
 
@@ -54,3 +54,33 @@ def test_an_older_or_unreadable_marker_is_exported_again(tiny_export: None, tmp_
     assert not openvino_export.is_exported("smollm2", tmp_path)
     openvino_export.model_xml("smollm2", tmp_path)
     assert openvino_export.is_exported("smollm2", tmp_path) and (folder / "model.bin").is_file()
+
+
+def _layer() -> ov.Model:
+    """Three attention products of one input and an MLP's gate and up products of another, named as the export's
+    trace names them; the output sums them all (so every product is used)."""
+    rng = np.random.default_rng(0)
+    x = ops.parameter([1, 3, 8], np.float32, name="x")
+    normed = ops.relu(x)  # the MLP's input (a layer norm's output in the model)
+    outputs = []
+    for name, rows in (("self_attn.q_proj", 8), ("self_attn.k_proj", 4), ("self_attn.v_proj", 4),
+                       ("mlp.gate_proj", 16), ("mlp.up_proj", 16)):
+        weights = ops.constant(rng.standard_normal((rows, 8)).astype(np.float32))
+        product = ops.matmul(normed if name.startswith("mlp") else x, weights, False, True)
+        product.set_friendly_name(f"__module.hf.model.layers.0.{name}/aten::linear/MatMul")
+        outputs.append(ops.reduce_sum(product, ops.constant(np.int64(-1)), True))
+    total = outputs[0]
+    for part in outputs[1:]:
+        total = ops.add(total, part)
+    return ov.Model([ops.result(total)], [x], "layer")
+
+
+@pytest.mark.parametrize("stack_mlp, stacked", [(True, 2), (False, 1)])
+def test_parallel_products_are_stacked_the_mlp_only_when_asked(stack_mlp: bool, stacked: int) -> None:
+    model, x = _layer(), np.random.default_rng(1).standard_normal((1, 3, 8)).astype(np.float32)
+    before = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(x)[0]
+    assert openvino_export._fuse_parallel_products(model, stack_mlp=stack_mlp) == stacked
+    products = [op for op in model.get_ordered_ops() if op.get_type_name() == "MatMul"]
+    assert len(products) == (2 if stack_mlp else 3)  # q, k, v as one; gate and up as one, or apart
+    after = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(x)[0]
+    np.testing.assert_allclose(after, before, rtol=1e-5, atol=1e-5)
