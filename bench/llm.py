@@ -4,8 +4,8 @@ OpenVINO (the float32 model exported with 8-bit weights, bfloat16 arithmetic; co
 
 For each model and runtime: first and cached load time (fresh subprocesses, an empty temporary cache, then the cache
 it left), generated tokens/s (greedy, 64 tokens) and prompt tokens/s (one 1,024-token prompt, evaluated as generation's
-prefill does: logits of the last position only), each runtime alone in a fresh process, the median of 3 turns taken
-alternately on the runtimes (each turn: generation median of 3, prompt best of 2), the
+prefill does: logits of the last position only), each runtime alone in a fresh process, the median of 5 turns taken
+alternately on the runtimes (each turn: generation median of 3, prompt best of 2; `--turns`), the
 perplexity of the same reference continuations (novel passages: 192 tokens of context, 64 scored), how often greedy
 text is identical, and the token-F1 probe (SQuAD normalisation, best of the two references) on the NarrativeQA
 summary questions in ../shared/data/narrativeqa/summaries_qa_dev.jsonl, in the chat format.
@@ -104,7 +104,7 @@ def speed_worker(name: str, runtime: str, cache_dir: str, ids_file: str) -> None
     print(json.dumps({"gen": statistics.median(gens), "prompt": max(prompts)}))
 
 
-def speeds(name: str, cache_dir: Path, long_ids: list[int], turns: int = 3) -> dict[str, dict[str, Any]]:
+def speeds(name: str, cache_dir: Path, long_ids: list[int], turns: int = 5) -> dict[str, dict[str, Any]]:
     """Generation and prompt tokens/s of both runtimes, each in its own fresh process, in turns (transformers,
     llama.cpp, transformers, …) so that a busy spell on a shared machine falls on both; the median of the turns, and
     each turn's ratio."""
@@ -204,7 +204,8 @@ def mean_sem(values: list[float]) -> tuple[float, float | None]:
     return round(statistics.mean(values), 4), (round(sem, 4) if sem is not None else None)
 
 
-def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Path) -> list[dict[str, Any]]:
+def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Path,
+                turns: int = 5) -> list[dict[str, Any]]:
     import llama_cpp
     rows: dict[str, dict[str, Any]] = {}
     for runtime in RUNTIMES:
@@ -226,7 +227,7 @@ def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Pa
     scorer = llama_cpp.Llama(model_path=str(gguf), n_ctx=512, n_batch=512, logits_all=True, flash_attn=True,
                              n_threads=llamacpp.cpu_threads(), verbose=False)  # as core/llm/llamacpp.py loads it
     texts = {}
-    for runtime, measured in speeds(name, tmp / f"{name}-transformers", long_ids).items():
+    for runtime, measured in speeds(name, tmp / f"{name}-transformers", long_ids, turns).items():
         rows[runtime].update(measured)
     for runtime in RUNTIMES:
         nll = continuation_nll(llm, runtime, refs, scorer)
@@ -262,6 +263,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=50, help="QA questions per model and runtime (max 50)")
     parser.add_argument("--models", nargs="*", default=list(LOCAL_MODELS))
     parser.add_argument("--budget-s", type=float, default=300, help="QA seconds per model and runtime")
+    parser.add_argument("--turns", type=int, default=5, help="speed turns per runtime (medians are reported)")
     parser.add_argument("--speed-worker", nargs=4, metavar=("NAME", "RUNTIME", "CACHE", "IDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.speed_worker:
@@ -272,7 +274,7 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="fabula-bench-llm-") as tmp:
         for name in args.models:
-            rows += bench_model(name, items, args.budget_s, Path(tmp))
+            rows += bench_model(name, items, args.budget_s, Path(tmp), args.turns)
     print("\n" + table(rows, ["model", "runtime", "first_load_s", "cached_load_s", "cached_process_s", "gen_tok_s",
                               "gen_x", "prompt_tok_s", "prompt_x"]))
     print("\n" + table(rows, ["model", "runtime", "perplexity", "perplexity_change_pct", "greedy_identical",
@@ -286,7 +288,8 @@ def main() -> None:
                                  "torch_threads": torch.get_num_threads(), "llama_threads": llamacpp.cpu_threads(),
                                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
                                  "load_avg_at_bench_start": load_at_start, "load_avg_at_end": os.getloadavg()[0],
-                                 "qa_file": QA_FILE.name, "budget_s": args.budget_s, "rows": rows})
+                                 "qa_file": QA_FILE.name, "budget_s": args.budget_s, "turns": args.turns,
+                                 "rows": rows})
     print(f"wrote {path}")
 
 

@@ -34,12 +34,12 @@ CHUNK = 4096
 # in groups of 64 against 1,210 without (1,024 tokens); generation 79 against 87 tokens/s. The group size moves
 # speed and perplexity (bench/llm.py's references; transformers 28.96 and 77.45) unevenly, so it is per model.
 # A group should divide the products' inner sizes (SmolLM2 576 and 1,536; Gemma 640 and 2,048): 128 does not for
-# SmolLM2. Speed relative to groups of 64 in one process, alternating (the host's slow spells swing absolute speeds
-# by 20%), export 3 (SmolLM2's MLP products apart):
-#   SmolLM2  32: 0.91x, +1.15%;  64: 1.00x, +1.31%;  96: 1.05x, +1.37%;  192: 1.06x, +2.69%;  none: 0.73x, +1.07%
-# Export 2 (stacked), prompt tokens/s, medians of five in separate processes:
+# SmolLM2. SmolLM2 on export 3 (its MLP products apart), speed against groups of 64 by bench/openvino_ab.py (one
+# process, alternating: the host's slow spells swing absolute speeds by 20%) and perplexity:
+#   SmolLM2  64: 1.00x, +1.31%;  96: 1.03-1.07x, +1.37%;  192: 1.10x, +2.69%;  32: +1.15%  (none, export 2: +1.07%)
+# Gemma on export 2 (= 3), prompt tokens/s, medians of five in separate processes, and perplexity:
 #   Gemma    32: 1,523, +0.55%;  64: 1,692, +1.98%;  128: 1,812, +1.46%;  256: 1,670, +2.00%
-# 2-core AMD EPYC, 2026-11-25 and 26.
+# 2-core AMD EPYC, 2026-11-25 and 26 (bench/README.md).
 DYNAMIC_QUANTIZATION = {"smollm2": "96", "gemma3-270m": "128"}
 DEFAULT_GROUP = "64"
 END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<eos>", "</s>")

@@ -1,0 +1,98 @@
+"""OpenVINO compile options and exports side by side in ONE process, their inferences alternating: on a shared host
+whose speed swings by 20% from one minute to the next, a variant's speed relative to another is steady this way
+where separate runs are not. Each variant is a JSON object of CPU properties (over openvino_rt's defaults for the
+model), optionally with "path": another exported model.xml. Prints each variant's prompt tokens/s (a 1,024-token
+prompt, logits of the last position, as bench/llm.py measures it) and its speed relative to the first variant, the
+median of the per-round ratios; with --gen also generation tokens/s (64 tokens after a 64-token prompt).
+
+    .venv/bin/python bench/openvino_ab.py smollm2 '[{}, {"DYNAMIC_QUANTIZATION_GROUP_SIZE": "96"}]' --rounds 10
+    .venv/bin/python bench/openvino_ab.py smollm2 '[{}, {"path": "/tmp/other/model.xml"}]' --gen
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import ROOT, SHARED_DATA, write_results
+
+from core.llm import llamacpp, openvino_export, openvino_rt
+from core.llm.local import LocalLLM
+
+QA_FILE = SHARED_DATA / "narrativeqa" / "summaries_qa_dev.jsonl"
+
+
+def properties(name: str, variant: dict[str, Any]) -> dict[str, str]:
+    """openvino_rt.load's properties for `name`, with the variant's over them."""
+    precision = "bf16"
+    base = {"PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(llamacpp.cpu_threads()),
+            "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": openvino_rt.group(name),
+            "KV_CACHE_PRECISION": precision}
+    return base | {k: str(v) for k, v in variant.items() if k != "path"}
+
+
+def main() -> None:
+    import numpy as np
+    import openvino as ov
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model")
+    parser.add_argument("variants", help="a JSON list of objects")
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--gen", action="store_true")
+    args = parser.parse_args()
+    variants = json.loads(args.variants)
+    cache = ROOT / "data" / "cache"
+    llm = LocalLLM(args.model, cache_dir=cache)
+    text = " ".join(json.loads(line)["passage"] for line in QA_FILE.open(encoding="utf-8"))[:8000]
+    ids = np.asarray([llm.encode(text)[:1024]], dtype=np.int64)
+    pos = np.arange(ids.shape[1], dtype=np.int64)[None]
+    beam = np.zeros(1, dtype=np.int32)
+    core = ov.Core()
+    default_xml = openvino_export.model_xml(args.model, cache)
+    requests = [core.compile_model(str(v.get("path", default_xml)), "CPU", properties(args.model, v))
+                .create_infer_request() for v in variants]
+
+    def prompt(request: Any) -> float:
+        request.reset_state()
+        start = time.perf_counter()
+        request.infer({"input_ids": ids, "position_ids": pos, "beam_idx": beam})
+        return time.perf_counter() - start
+
+    def generation(request: Any) -> float:
+        request.reset_state()
+        request.infer({"input_ids": ids[:, :64], "position_ids": pos[:, :64], "beam_idx": beam})
+        start = time.perf_counter()
+        for k in range(64, 128):
+            request.infer({"input_ids": ids[:, k:k + 1], "position_ids": pos[:, k:k + 1], "beam_idx": beam})
+        return 64 / (time.perf_counter() - start)
+
+    for request in requests:  # first inferences compile kernels for the shapes
+        prompt(request)
+    seconds: list[list[float]] = [[] for _ in requests]
+    for _ in range(args.rounds):
+        for i, request in enumerate(requests):
+            seconds[i].append(prompt(request))
+    gen: list[list[float]] = [[] for _ in requests]
+    for _ in range(4 if args.gen else 0):
+        for i, request in enumerate(requests):
+            gen[i].append(generation(request))
+    rows = []
+    for variant, times, rates in zip(variants, seconds, gen):
+        ratios = [b / t for b, t in zip(seconds[0], times)]
+        row = {"variant": variant, "prompt_tok_s": round(ids.shape[1] / statistics.median(times)),
+               "relative": round(statistics.median(ratios), 3), "relative_range": [round(min(ratios), 3),
+                                                                                    round(max(ratios), 3)]}
+        if rates:
+            row["gen_tok_s"] = round(statistics.median(rates), 1)
+        rows.append(row)
+        print(json.dumps(row))
+    path = write_results(f"openvino_ab_{args.model}", {"model": args.model, "rounds": args.rounds,
+                                                        "default_xml": str(Path(default_xml)), "rows": rows})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
