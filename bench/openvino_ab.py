@@ -52,8 +52,12 @@ def main() -> None:
     beam = np.zeros(1, dtype=np.int32)
     core = ov.Core()
     default_xml = openvino_export.model_xml(args.model, cache)
-    requests = [core.compile_model(str(v.get("path", default_xml)), "CPU", properties(args.model, v))
-                .create_infer_request() for v in variants]
+    graphs = [core.read_model(str(v.get("path", default_xml))) for v in variants]
+    if any(p.get_any_name().startswith("key_cache.") for g in graphs for p in g.inputs):
+        raise SystemExit("bench/openvino_ab.py compares stateful exports; a PagedAttention export "
+                         f"({', '.join(sorted(openvino_export.PAGED))}) is fed by openvino_rt.evaluate")
+    requests = [core.compile_model(g, "CPU", properties(args.model, v)).create_infer_request()
+                for g, v in zip(graphs, variants)]
 
     def prompt(request: Any) -> float:
         request.reset_state()

@@ -28,12 +28,16 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-EXPORT_VERSION = 3  # bump when the exported graph changes: older exports are made again
+EXPORT_VERSION = 4  # bump when the exported graph changes: older exports are made again
 # Models whose MLP gate and up products stay apart. SmolLM2's, stacked, leave its SiLU to read half of the stacked
 # output (47 ms of a 1,024-token prompt against 17 ms apart): apart, prompts ran 6-11% faster (same-process A/B, 2-core
 # AMD EPYC), generation the same, and perplexity was closer to transformers' (+1.31% against +1.84%). Gemma's stay
 # stacked: apart, the same speed and +1.74% against +1.46%.
 SEPARATE_MLP = frozenset({"smollm2"})
+# Models exported with OpenVINO's PagedAttention instead of the stateful fused attention: its CPU kernel computes only
+# the key blocks at or before each query block (the stateful kernel computes them all and masks half away), and reads
+# a prompt onto a non-empty cache as fast as afresh. Gemma 3's sliding-window layers are not converted yet.
+PAGED = frozenset({"smollm2"})
 MARKER = "fabula-openvino.json"
 ATTENTION = "fabula_openvino"
 _lock = threading.Lock()
@@ -70,7 +74,7 @@ def _export(name: str, cache_dir: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
     try:
-        model = _convert(loaded.model, stack_mlp=name not in SEPARATE_MLP)
+        model = _convert(loaded.model, stack_mlp=name not in SEPARATE_MLP, paged=name in PAGED)
         import openvino as ov
         ov.save_model(model, staging / "model.xml", compress_to_fp16=False)
         seconds = round(time.perf_counter() - start, 1)
@@ -89,7 +93,7 @@ def _export(name: str, cache_dir: Path, target: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _convert(hf_model: Any, *, stack_mlp: bool = True) -> Any:
+def _convert(hf_model: Any, *, stack_mlp: bool = True, paged: bool = False) -> Any:
     """The transformers model as a stateful, weight-compressed OpenVINO model (see the module docstring)."""
     import nncf
     import openvino as ov
@@ -102,10 +106,11 @@ def _convert(hf_model: Any, *, stack_mlp: bool = True) -> Any:
     past, new = 3, 5  # any small sizes: every length is left dynamic
     example = [torch.randint(100, 1000, (1, new)), torch.arange(past, past + new).unsqueeze(0)]
     example += [torch.zeros(1, kv_heads, past, head_dim) for _ in range(2 * layers)]
-    kv_shape = ov.PartialShape([1, kv_heads, -1, head_dim])
-    inputs = [(ov.PartialShape([1, -1]), ov.Type.i64)] * 2 + [(kv_shape, ov.Type.f32)] * (2 * layers)
+    batch = -1 if paged else 1  # PagedAttention reads a prompt's tokens as a batch of one-token sequences
+    kv_shape = ov.PartialShape([batch, kv_heads, -1, head_dim])
+    inputs = [(ov.PartialShape([batch, -1]), ov.Type.i64)] * 2 + [(kv_shape, ov.Type.f32)] * (2 * layers)
     previous = config._attn_implementation
-    _register_attention()
+    _register_attention(static_heads=paged)
     hf_model.config._attn_implementation = ATTENTION
     try:
         with torch.no_grad():
@@ -121,7 +126,43 @@ def _convert(hf_model: Any, *, stack_mlp: bool = True) -> Any:
     apply_make_stateful_transformation(model, dict(zip(cache_in, cache_out)))
     _gather_cache_by_beam(model)
     _fuse_parallel_products(model, stack_mlp=stack_mlp)
-    return nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_SYM)
+    model = nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_SYM)
+    if paged:
+        _to_paged(model, kv_heads, head_dim)
+    return model
+
+
+def set_paged_heads(model: Any) -> None:
+    """Each PagedAttentionExtension's head sizes in its runtime info, as the CPU plugin requires (from the model's
+    own runtime info, where the export wrote them); nothing for a model without them."""
+    if not model.has_rt_info("fabula_kv_heads"):
+        return
+    heads = int(model.get_rt_info("fabula_kv_heads").astype(str))
+    size = int(model.get_rt_info("fabula_head_dim").astype(str))
+    for node in model.get_ops():
+        if node.get_type_name() == "PagedAttentionExtension":
+            info = node.get_rt_info()
+            info["num_k_heads"], info["k_head_size"] = heads, size
+            info["num_v_heads"], info["v_head_size"] = heads, size
+
+
+def _to_paged(model: Any, kv_heads: int, head_dim: int) -> None:
+    """The stateful model as a PagedAttention model: its caches become inputs laid out in blocks, each layer's
+    attention a PagedAttentionExtension (with the head sizes the CPU plugin asks for), and the output product reads
+    the last token only (it would otherwise run for every token of the prompt)."""
+    import numpy as np
+    import openvino.opset13 as ops
+    from openvino._offline_transformations import paged_attention_transformation
+    paged_attention_transformation(model)
+    model.set_rt_info(str(kv_heads), "fabula_kv_heads")  # a node's runtime info is not saved; the model's is
+    model.set_rt_info(str(head_dim), "fabula_head_dim")
+    set_paged_heads(model)
+    head = [n for n in model.get_ordered_ops() if n.get_type_name() == "MatMul"][-1]  # the output product
+    hidden = head.input(0).get_source_output()
+    count = ops.gather(ops.shape_of(hidden), ops.constant(np.array([0], np.int64)), ops.constant(np.int64(0)))
+    last = ops.gather(hidden, ops.subtract(count, ops.constant(np.array([1], np.int64))), ops.constant(np.int64(0)))
+    head.input(0).replace_source_output(last.output(0))
+    model.validate_nodes_and_infer_types()
 
 
 def _fuse_parallel_products(model: Any, *, stack_mlp: bool = True) -> int:
@@ -184,7 +225,7 @@ def _wrapper(hf_model: Any, layers: int) -> Any:
     return Wrapper()
 
 
-def _register_attention() -> None:
+def _register_attention(static_heads: bool = False) -> None:
     """An attention function for the export: causal attention as `is_causal` (no mask) in full-attention layers,
     an additive float mask in sliding-window layers; grouped key/value heads repeated as transformers does."""
     import torch
@@ -194,7 +235,11 @@ def _register_attention() -> None:
     def attention(module: Any, query: Any, key: Any, value: Any, mask: Any, scaling: float | None = None,
                   dropout: float = 0.0, **_: Any) -> tuple[Any, None]:
         groups = query.shape[1] // key.shape[1]
-        if groups > 1:
+        if groups > 1 and static_heads:  # PagedAttention's conversion needs the head sizes static
+            heads, size = module.config.num_key_value_heads, module.head_dim
+            key = key[:, :, None].expand(-1, heads, groups, -1, size).flatten(1, 2)
+            value = value[:, :, None].expand(-1, heads, groups, -1, size).flatten(1, 2)
+        elif groups > 1:
             b, h, n, d = key.shape
             key = key[:, :, None].expand(b, h, groups, n, d).reshape(b, h * groups, n, d)
             value = value[:, :, None].expand(b, h, groups, n, value.shape[-1]).reshape(b, h * groups, n, -1)

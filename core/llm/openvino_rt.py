@@ -1,5 +1,6 @@
 """The default generation path for the embedded models, OpenVINO (`FABULA_LOCAL_RUNTIME=auto` or `openvino`): the
-exported model of `openvino_export` with its key/value cache kept inside OpenVINO, 8-bit weights, bfloat16 arithmetic
+exported model of `openvino_export` with its key/value cache kept inside OpenVINO (as the request's state, or, for
+the models exported with PagedAttention, in block tensors this module holds), 8-bit weights, bfloat16 arithmetic
 where the CPU has it. It reads prompts about three times as fast as transformers on the 2-core AMD EPYC, where
 llama.cpp reads them about as fast (bench/README.md); llama.cpp generates faster. Under `auto`, a model whose export
 or compilation fails here is served by llama.cpp for the rest of the process, with one log line.
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 # bounds the memory of a sliding-window layer's mask), and no prefix is kept: keeping one would save less than it
 # costs. Greedy text then never depends on what was asked before.
 CHUNK = 4096
+INITIAL_BLOCKS = 64  # a PagedAttention model's cache at first (blocks of 32 tokens on the CPU: 2,048 tokens); doubled
+# when a prompt needs more
 # Activations quantized to 8 bits in groups for the 8-bit weights' products: SmolLM2 read prompts at 1,661 tokens/s
 # in groups of 64 against 1,210 without (1,024 tokens); generation 79 against 87 tokens/s. The group size moves
 # speed and perplexity (bench/llm.py's references; transformers 28.96 and 77.45) unevenly, so it is per model.
@@ -58,6 +61,12 @@ class OVModel:
     seconds: float  # load time
     precision: str
     prompt: list[int] = field(default_factory=list)  # the tokens whose keys and values the state holds
+    caches: dict[str, Any] = field(default_factory=dict)  # a PagedAttention model's cache tensors, by input name
+    block: int = 0  # their block size in tokens (0: a stateful model)
+
+    @property
+    def paged(self) -> bool:
+        return self.block > 0
 
 
 def available() -> bool:
@@ -93,12 +102,19 @@ def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any]) -> OV
         start = time.perf_counter()
         core = ov.Core()
         precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
-        compiled = core.compile_model(str(xml()), "CPU", {
+        from core.llm.openvino_export import set_paged_heads
+        graph = core.read_model(str(xml()))
+        set_paged_heads(graph)
+        compiled = core.compile_model(graph, "CPU", {
             "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(cpu_threads()),
             "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": group(name),
             "KV_CACHE_PRECISION": precision})  # not the plugin's default 8 bits: one rounding fewer, same speed here
         model = OVModel(name, compiled, compiled.create_infer_request(), end_ids(tokenizer()),
                         round(time.perf_counter() - start, 3), precision)
+        cache_inputs = [p for p in compiled.inputs if p.get_any_name().startswith(("key_cache.", "value_cache."))]
+        if cache_inputs:
+            model.block = cache_inputs[0].get_partial_shape()[2].get_length()
+            _grow(model, INITIAL_BLOCKS)
         log.info("OpenVINO: %s compiled in %.2f s (%s, %d threads)", name, model.seconds, precision,
                  cpu_threads())
         _models[name] = model
@@ -136,6 +152,8 @@ def unload(name: str | None = None) -> None:
 def evaluate(model: OVModel, ids: Sequence[int]) -> Any:
     """Feed `ids` after what the state holds (in chunks of CHUNK tokens); the logits after the last one."""
     import numpy as np
+    if model.paged:
+        return _evaluate_paged(model, ids)
     request, start = model.request, len(model.prompt)
     logits = None
     try:
@@ -153,8 +171,41 @@ def evaluate(model: OVModel, ids: Sequence[int]) -> Any:
 
 def forget(model: OVModel) -> None:
     """Empty the key/value cache: the next prompt is read afresh."""
-    model.request.reset_state()
+    if not model.paged:
+        model.request.reset_state()
     model.prompt = []
+
+
+def _grow(model: OVModel, blocks: int) -> None:
+    """Cache tensors of `blocks` blocks each, keeping what the old ones held."""
+    import openvino as ov
+    for port in model.compiled.inputs:
+        name = port.get_any_name()
+        if not name.startswith(("key_cache.", "value_cache.")):
+            continue
+        shape = [blocks] + [d.get_length() for d in list(port.get_partial_shape())[1:]]
+        tensor = ov.Tensor(port.get_element_type(), shape)
+        old = model.caches.get(name)
+        if old is not None:
+            tensor.data[:old.shape[0]] = old.data
+        model.caches[name] = tensor
+
+
+def _evaluate_paged(model: OVModel, ids: Sequence[int]) -> Any:
+    """Feed `ids` after the cached prompt in one inference: block table over the whole cache, one sequence."""
+    import numpy as np
+    past, n = len(model.prompt), len(ids)
+    blocks = -(-(past + n) // model.block)
+    capacity = next(iter(model.caches.values())).shape[0]
+    if blocks > capacity:
+        _grow(model, max(blocks, 2 * capacity))
+    model.request.infer({
+        "input_ids": np.asarray(ids, dtype=np.int64), "position_ids": np.arange(past, past + n, dtype=np.int64),
+        "max_context_len": np.array(past + n, np.int32), "past_lens": np.array([past], np.int32),
+        "subsequence_begins": np.array([0, n], np.int32), "block_indices_begins": np.array([0, blocks], np.int32),
+        "block_indices": np.arange(blocks, dtype=np.int32), **model.caches})
+    model.prompt.extend(int(i) for i in ids)
+    return np.array(model.request.get_tensor("logits").data.reshape(-1), dtype=np.float32)
 
 
 def pick(logits: Any, temperature: float, top_p: float | None, rng: Any) -> int:

@@ -168,3 +168,29 @@ def test_a_failed_export_falls_back_by_default_and_fails_when_openvino_is_asked_
         assert llm.generate_text(PROMPTS[0], max_tokens=4).output_tokens == 4
     assert llm.runtime == "llama.cpp" and llamacpp.is_loaded("smollm2")
     assert any("OpenVINO could not load smollm2" in r.getMessage() for r in caplog.records)
+
+
+def test_the_paged_model_continues_its_cache_and_grows_it(openvino_path: pytest.MonkeyPatch, cache: Path) -> None:
+    """SmolLM2 is exported with PagedAttention: a prompt read in two calls (as generation reads token after token)
+    ends at the logits of one call, and a prompt longer than the first cache's blocks grows it, keeping the past."""
+    import numpy as np
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    fast = llm._fast()
+    assert isinstance(fast, openvino_rt.OVModel) and fast.paged and "smollm2" in openvino_export.PAGED
+    ids = llm.encode(story_text(900))
+    with llm._lock:
+        openvino_rt.forget(fast)
+        whole = openvino_rt.evaluate(fast, ids)
+        openvino_rt.forget(fast)
+        openvino_rt.evaluate(fast, ids[:500])
+        pieces = openvino_rt.evaluate(fast, ids[500:])
+        assert fast.prompt == ids
+        assert int(np.argmax(whole)) == int(np.argmax(pieces))
+        assert float(np.mean(np.abs(whole - pieces))) < 0.5
+        small = openvino_rt.OVModel(fast.name, fast.compiled, fast.compiled.create_infer_request(), fast.eog_ids,
+                                    0.0, fast.precision, block=fast.block)
+        openvino_rt._grow(small, 4)  # 128 tokens
+        openvino_rt.evaluate(small, ids[:100])
+        grown = openvino_rt.evaluate(small, ids[100:])  # needs more blocks: the cache doubles, the first 100 kept
+        assert next(iter(small.caches.values())).shape[0] >= -(-len(ids) // fast.block)
+        assert int(np.argmax(grown)) == int(np.argmax(whole))
