@@ -6,7 +6,9 @@ lives inside OpenVINO between calls (the CPU plugin's fused attention with its c
 input stacked into one (query, key and value; gate and up, except in SEPARATE_MLP's models), and causal attention
 stated as such rather than as a mask, so the fused kernel skips the masked half. Layers with a sliding window
 (Gemma 3) keep an explicit mask, as an additive float mask: the fused kernel was 12 times slower with a boolean one.
-The model returns the logits of the last position only (the prompt's other positions need none).
+The model returns the logits of the last position only (the prompt's other positions need none). PAGED's models go
+one step further: their attention becomes OpenVINO's PagedAttention, with the caches as inputs held by openvino_rt
+(`_to_paged`); the others keep the stateful model and its inputs below.
 
 Inputs: `input_ids` and `position_ids` ([1, n] int64) and `beam_idx` ([1] int32, always 0). Output: `logits`
 [1, 1, vocabulary]. The cache is the request's state: `reset_state()` forgets it.
