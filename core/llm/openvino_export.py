@@ -150,15 +150,14 @@ def set_paged_heads(model: Any) -> None:
 
 def _to_paged(model: Any, kv_heads: int, head_dim: int) -> None:
     """The stateful model as a PagedAttention model: its caches become inputs laid out in blocks, each layer's
-    attention a PagedAttentionExtension (with the head sizes the CPU plugin asks for), and the output product reads
+    attention a PagedAttentionExtension (its head sizes kept for the CPU plugin), and the output product reads
     the last token only (it would otherwise run for every token of the prompt)."""
     import numpy as np
     import openvino.opset13 as ops
     from openvino._offline_transformations import paged_attention_transformation
     paged_attention_transformation(model)
-    model.set_rt_info(str(kv_heads), "fabula_kv_heads")  # a node's runtime info is not saved; the model's is
-    model.set_rt_info(str(head_dim), "fabula_head_dim")
-    set_paged_heads(model)
+    model.set_rt_info(str(kv_heads), "fabula_kv_heads")  # a node's runtime info is not saved; the model's is, and
+    model.set_rt_info(str(head_dim), "fabula_head_dim")  # openvino_rt.load copies it onto the nodes (set_paged_heads)
     head = [n for n in model.get_ordered_ops() if n.get_type_name() == "MatMul"][-1]  # the output product
     hidden = head.input(0).get_source_output()
     count = ops.gather(ops.shape_of(hidden), ops.constant(np.array([0], np.int64)), ops.constant(np.int64(0)))

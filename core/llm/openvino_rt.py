@@ -113,9 +113,8 @@ def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any]) -> OV
             "KV_CACHE_PRECISION": precision})  # not the plugin's default 8 bits: one rounding fewer, same speed here
         model = OVModel(name, compiled, compiled.create_infer_request(), end_ids(tokenizer()),
                         round(time.perf_counter() - start, 3), precision)
-        cache_inputs = [p for p in compiled.inputs if p.get_any_name().startswith(("key_cache.", "value_cache."))]
-        if cache_inputs:
-            model.block = cache_inputs[0].get_partial_shape()[2].get_length()
+        if ports := _cache_ports(compiled):
+            model.block = ports[0].get_partial_shape()[2].get_length()
             _grow(model, INITIAL_BLOCKS)
         log.info("OpenVINO: %s compiled in %.2f s (%s, %d threads)", name, model.seconds, precision,
                  cpu_threads())
@@ -178,13 +177,16 @@ def forget(model: OVModel) -> None:
     model.prompt = []
 
 
+def _cache_ports(compiled: Any) -> list[Any]:
+    """A PagedAttention model's cache inputs (none for a stateful model)."""
+    return [p for p in compiled.inputs if p.get_any_name().startswith(("key_cache.", "value_cache."))]
+
+
 def _grow(model: OVModel, blocks: int) -> None:
     """Cache tensors of `blocks` blocks each, keeping what the old ones held."""
     import openvino as ov
-    for port in model.compiled.inputs:
+    for port in _cache_ports(model.compiled):
         name = port.get_any_name()
-        if not name.startswith(("key_cache.", "value_cache.")):
-            continue
         shape = [blocks] + [d.get_length() for d in list(port.get_partial_shape())[1:]]
         tensor = ov.Tensor(port.get_element_type(), shape)
         old = model.caches.get(name)
