@@ -5,7 +5,8 @@ OpenVINO (the float32 model exported with 8-bit weights, bfloat16 arithmetic; co
 For each model and runtime: first and cached load time (fresh subprocesses, an empty temporary cache, then the cache
 it left), generated tokens/s (greedy, 64 tokens) and prompt tokens/s (one 1,024-token prompt, evaluated as generation's
 prefill does: logits of the last position only), each runtime alone in a fresh process, the median of 5 turns taken
-alternately on the runtimes (each turn: generation median of 3, prompt best of 2; `--turns`), the
+alternately on the runtimes (each turn: generation median of 3, prompt best of 2; `--turns`), prompt tokens/s of a
+whole call whose prompt shares its first three quarters with the call before (`prefix_rate`; best of 2), the
 perplexity of the same reference continuations (novel passages: 192 tokens of context, 64 scored), how often greedy
 text is identical, and the token-F1 probe (SQuAD normalisation, best of the two references) on the NarrativeQA
 summary questions in ../shared/data/narrativeqa/summaries_qa_dev.jsonl, in the chat format.
@@ -91,6 +92,16 @@ def prompt_rate(llm: LocalLLM, runtime: str, long_ids: list[int]) -> float:
     return len(long_ids) / (time.perf_counter() - start)
 
 
+def prefix_rate(llm: LocalLLM, text: str) -> float:
+    """Prompt tokens/s of a whole call whose prompt shares its first three quarters with the previous prompt (another
+    question on the same passages; the writer's next chapter after the story so far): the runtimes that keep a
+    prefix read only the rest. One token is generated."""
+    forget_prefix(llm)
+    llm.generate_text(text[: 3 * len(text) // 4] + " Meanwhile, elsewhere,", max_tokens=1)
+    result = llm.generate_text(text, max_tokens=1)
+    return result.input_tokens / result.seconds
+
+
 def speed_worker(name: str, runtime: str, cache_dir: str, ids_file: str) -> None:
     """One runtime alone in a fresh process (`--speed-worker`): the other runtime's threads are not there to compete,
     as they would be in one process (each OpenMP runtime keeps its threads spinning for a while after its work)."""
@@ -101,7 +112,9 @@ def speed_worker(name: str, runtime: str, cache_dir: str, ids_file: str) -> None
     gen_rate(llm)  # warm-up: first-call allocations
     gens = [gen_rate(llm) for _ in range(3)]
     prompts = [prompt_rate(llm, runtime, long_ids) for _ in range(2)]
-    print(json.dumps({"gen": statistics.median(gens), "prompt": max(prompts)}))
+    text = llm.decode(long_ids)
+    prefixes = [prefix_rate(llm, text) for _ in range(2)]
+    print(json.dumps({"gen": statistics.median(gens), "prompt": max(prompts), "prefix": max(prefixes)}))
 
 
 def speeds(name: str, cache_dir: Path, long_ids: list[int], turns: int = 5) -> dict[str, dict[str, Any]]:
@@ -112,6 +125,7 @@ def speeds(name: str, cache_dir: Path, long_ids: list[int], turns: int = 5) -> d
     ids_file.write_text(json.dumps(long_ids))
     gen: dict[str, list[float]] = {r: [] for r in RUNTIMES}
     prompt: dict[str, list[float]] = {r: [] for r in RUNTIMES}
+    prefix: dict[str, list[float]] = {r: [] for r in RUNTIMES}
     for _ in range(turns):
         for runtime in RUNTIMES:
             out = subprocess.run([sys.executable, __file__, "--speed-worker", name, runtime, str(cache_dir),
@@ -119,11 +133,13 @@ def speeds(name: str, cache_dir: Path, long_ids: list[int], turns: int = 5) -> d
             result = json.loads(out.stdout.strip().splitlines()[-1])
             gen[runtime].append(result["gen"])
             prompt[runtime].append(result["prompt"])
+            prefix[runtime].append(result["prefix"])
     out_rows: dict[str, dict[str, Any]] = {}
     for runtime in RUNTIMES:
         out_rows[runtime] = {
             "gen_tok_s": round(statistics.median(gen[runtime]), 1),
             "prompt_tok_s": round(statistics.median(prompt[runtime]), 1),
+            "prefix_tok_s": round(statistics.median(prefix[runtime]), 1),
             "gen_runs": [round(x, 1) for x in gen[runtime]], "prompt_runs": [round(x, 1) for x in prompt[runtime]],
             "gen_x_per_turn": [round(a / b, 2) for a, b in zip(gen[runtime], gen["transformers"])],
             "prompt_x_per_turn": [round(a / b, 2) for a, b in zip(prompt[runtime], prompt["transformers"])]}
@@ -249,6 +265,7 @@ def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Pa
         row["qa_n_common"] = n
         row["gen_x"] = round(row["gen_tok_s"] / base["gen_tok_s"], 2)
         row["prompt_x"] = round(row["prompt_tok_s"] / base["prompt_tok_s"], 2)
+        row["prefix_x"] = round(row["prefix_tok_s"] / base["prefix_tok_s"], 2)
         row["perplexity_change_pct"] = round(100 * (row["perplexity"] / base["perplexity"] - 1), 2)
         same = sum(a == b for a, b in zip(texts["transformers"], texts[runtime]))
         row["greedy_identical"] = f"{same}/{len(texts[runtime])}"
@@ -276,7 +293,7 @@ def main() -> None:
         for name in args.models:
             rows += bench_model(name, items, args.budget_s, Path(tmp), args.turns)
     print("\n" + table(rows, ["model", "runtime", "first_load_s", "cached_load_s", "cached_process_s", "gen_tok_s",
-                              "gen_x", "prompt_tok_s", "prompt_x"]))
+                              "gen_x", "prompt_tok_s", "prompt_x", "prefix_tok_s", "prefix_x"]))
     print("\n" + table(rows, ["model", "runtime", "perplexity", "perplexity_change_pct", "greedy_identical",
                               "qa_n_common", "f1", "f1_sem", "qa_s_per_item"]))
     import llama_cpp

@@ -35,7 +35,6 @@ def properties(name: str, variant: dict[str, Any]) -> dict[str, str]:
 
 
 def main() -> None:
-    import numpy as np
     import openvino as ov
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model")
@@ -47,46 +46,45 @@ def main() -> None:
     cache = ROOT / "data" / "cache"
     llm = LocalLLM(args.model, cache_dir=cache)
     text = " ".join(json.loads(line)["passage"] for line in QA_FILE.open(encoding="utf-8"))[:8000]
-    ids = np.asarray([llm.encode(text)[:1024]], dtype=np.int64)
-    pos = np.arange(ids.shape[1], dtype=np.int64)[None]
-    beam = np.zeros(1, dtype=np.int32)
+    ids = llm.encode(text)[:1024]
     core = ov.Core()
+    core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")  # the CPU plugin first: it defines PagedAttention
     default_xml = openvino_export.model_xml(args.model, cache)
-    graphs = [core.read_model(str(v.get("path", default_xml))) for v in variants]
-    if any(p.get_any_name().startswith("key_cache.") for g in graphs for p in g.inputs):
-        raise SystemExit("bench/openvino_ab.py compares stateful exports; a PagedAttention export "
-                         f"({', '.join(sorted(openvino_export.PAGED))}) is fed by openvino_rt.evaluate")
-    requests = [core.compile_model(g, "CPU", properties(args.model, v)).create_infer_request()
-                for g, v in zip(graphs, variants)]
+    models = []
+    for variant in variants:
+        graph = core.read_model(str(variant.get("path", default_xml)))
+        openvino_export.set_paged_heads(graph)
+        compiled = core.compile_model(graph, "CPU", properties(args.model, variant))
+        models.append(openvino_rt.wrap(args.model, compiled, frozenset(), 0.0, "bf16"))
 
-    def prompt(request: Any) -> float:
-        request.reset_state()
+    def prompt(model: openvino_rt.OVModel) -> float:
+        openvino_rt.forget(model)
         start = time.perf_counter()
-        request.infer({"input_ids": ids, "position_ids": pos, "beam_idx": beam})
+        openvino_rt.evaluate(model, ids)
         return time.perf_counter() - start
 
-    def generation(request: Any) -> float:
-        request.reset_state()
-        request.infer({"input_ids": ids[:, :64], "position_ids": pos[:, :64], "beam_idx": beam})
+    def generation(model: openvino_rt.OVModel) -> float:
+        openvino_rt.forget(model)
+        openvino_rt.evaluate(model, ids[:64])
         start = time.perf_counter()
         for k in range(64, 128):
-            request.infer({"input_ids": ids[:, k:k + 1], "position_ids": pos[:, k:k + 1], "beam_idx": beam})
+            openvino_rt.evaluate(model, ids[k:k + 1])
         return 64 / (time.perf_counter() - start)
 
-    for request in requests:  # first inferences compile kernels for the shapes
-        prompt(request)
-    seconds: list[list[float]] = [[] for _ in requests]
+    for model in models:  # first inferences compile kernels for the shapes
+        prompt(model)
+    seconds: list[list[float]] = [[] for _ in models]
     for _ in range(args.rounds):
-        for i, request in enumerate(requests):
-            seconds[i].append(prompt(request))
-    gen: list[list[float]] = [[] for _ in requests]
+        for i, model in enumerate(models):
+            seconds[i].append(prompt(model))
+    gen: list[list[float]] = [[] for _ in models]
     for _ in range(4 if args.gen else 0):
-        for i, request in enumerate(requests):
-            gen[i].append(generation(request))
+        for i, model in enumerate(models):
+            gen[i].append(generation(model))
     rows = []
     for variant, times, rates in zip(variants, seconds, gen):
         ratios = [b / t for b, t in zip(seconds[0], times)]
-        row = {"variant": variant, "prompt_tok_s": round(ids.shape[1] / statistics.median(times)),
+        row = {"variant": variant, "prompt_tok_s": round(len(ids) / statistics.median(times)),
                "relative": round(statistics.median(ratios), 3), "relative_range": [round(min(ratios), 3),
                                                                                     round(max(ratios), 3)]}
         if rates:

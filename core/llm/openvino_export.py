@@ -1,19 +1,21 @@
 """The embedded models as OpenVINO models: exported once from the float32 transformers weights, cached on disk.
 
-What the export makes (measured on the 2-core AMD EPYC, bench/README.md): a stateful model whose key/value cache
-lives inside OpenVINO between calls (the CPU plugin's fused attention with its cache, which it recognises by a
-`beam_idx` gather after each cache read), weights compressed to 8 bits per output channel (NNCF), products of one
-input stacked into one (query, key and value; gate and up, except in SEPARATE_MLP's models), and causal attention
-stated as such rather than as a mask, so the fused kernel skips the masked half. Layers with a sliding window
-(Gemma 3) keep an explicit mask, as an additive float mask: the fused kernel was 12 times slower with a boolean one.
-The model returns the logits of the last position only (the prompt's other positions need none). PAGED's models go
-one step further: their attention becomes OpenVINO's PagedAttention, with the caches as inputs held by openvino_rt
-(`_to_paged`); the others keep the stateful model and its inputs below.
+What the export makes (measured on the 2-core AMD EPYC, bench/README.md): weights compressed to 8 bits per output
+channel (NNCF), products of one input stacked into one (query, key and value; gate and up, except in SEPARATE_MLP's
+models), and attention as OpenVINO's PagedAttention, with the key/value caches as inputs laid out in blocks, which
+openvino_rt holds. Its CPU kernel computes only the key blocks at or before each query block (the stateful model's
+fused attention, exports 1-3, computed them all and masked half away) and reads a prompt onto a non-empty cache as
+fast as afresh, so a prompt's shared prefix can be kept. Sliding-window layers (Gemma 3) get their window on the
+operation. The model returns the logits of the last position only (the prompt's other positions need none).
 
-Inputs: `input_ids` and `position_ids` ([1, n] int64) and `beam_idx` ([1] int32, always 0). Output: `logits`
-[1, 1, vocabulary]. The cache is the request's state: `reset_state()` forgets it.
+The path there: the traced model is made stateful with a `beam_idx` gather after each cache read (the form
+`paged_attention_transformation` reads), compressed, then converted (`_to_paged`).
 
-The export needs torch and transformers (the float32 model, `local_models.load_local_model`) and takes about 30 s
+Inputs: `input_ids` and `position_ids` ([n] int64, one sequence of n tokens), `max_context_len`, `past_lens`,
+`subsequence_begins`, `block_indices_begins`, `block_indices` (int32) and `key_cache.<layer>`, `value_cache.<layer>`.
+Output: `logits` [1, vocabulary]. openvino_rt feeds them.
+
+The export needs torch and transformers (the float32 model, `local_models.load_local_model`) and takes about 20 s
 (SmolLM2) to 70 s (Gemma 3, mostly its dequantization when not cached); `cli.py llm prepare` runs it at set-up.
 """
 from __future__ import annotations
@@ -30,16 +32,12 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-EXPORT_VERSION = 4  # bump when the exported graph changes: older exports are made again
+EXPORT_VERSION = 5  # bump when the exported graph changes: older exports are made again
 # Models whose MLP gate and up products stay apart. SmolLM2's, stacked, leave its SiLU to read half of the stacked
 # output (47 ms of a 1,024-token prompt against 17 ms apart): apart, prompts ran 6-11% faster (same-process A/B, 2-core
 # AMD EPYC), generation the same, and perplexity was closer to transformers' (+1.31% against +1.84%). Gemma's stay
 # stacked: apart, the same speed and +1.74% against +1.46%.
 SEPARATE_MLP = frozenset({"smollm2"})
-# Models exported with OpenVINO's PagedAttention instead of the stateful fused attention: its CPU kernel computes only
-# the key blocks at or before each query block (the stateful kernel computes them all and masks half away), and reads
-# a prompt onto a non-empty cache as fast as afresh. Gemma 3's sliding-window layers are not converted yet.
-PAGED = frozenset({"smollm2"})
 MARKER = "fabula-openvino.json"
 ATTENTION = "fabula_openvino"
 _lock = threading.Lock()
@@ -76,7 +74,7 @@ def _export(name: str, cache_dir: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
     try:
-        model = _convert(loaded.model, stack_mlp=name not in SEPARATE_MLP, paged=name in PAGED)
+        model = _convert(loaded.model, stack_mlp=name not in SEPARATE_MLP)
         import openvino as ov
         ov.save_model(model, staging / "model.xml", compress_to_fp16=False)
         seconds = round(time.perf_counter() - start, 1)
@@ -95,8 +93,8 @@ def _export(name: str, cache_dir: Path, target: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _convert(hf_model: Any, *, stack_mlp: bool = True, paged: bool = False) -> Any:
-    """The transformers model as a stateful, weight-compressed OpenVINO model (see the module docstring)."""
+def _convert(hf_model: Any, *, stack_mlp: bool = True) -> Any:
+    """The transformers model as a weight-compressed PagedAttention OpenVINO model (see the module docstring)."""
     import nncf
     import openvino as ov
     import torch
@@ -108,11 +106,11 @@ def _convert(hf_model: Any, *, stack_mlp: bool = True, paged: bool = False) -> A
     past, new = 3, 5  # any small sizes: every length is left dynamic
     example = [torch.randint(100, 1000, (1, new)), torch.arange(past, past + new).unsqueeze(0)]
     example += [torch.zeros(1, kv_heads, past, head_dim) for _ in range(2 * layers)]
-    batch = -1 if paged else 1  # PagedAttention reads a prompt's tokens as a batch of one-token sequences
-    kv_shape = ov.PartialShape([batch, kv_heads, -1, head_dim])
-    inputs = [(ov.PartialShape([batch, -1]), ov.Type.i64)] * 2 + [(kv_shape, ov.Type.f32)] * (2 * layers)
+    # a dynamic batch: PagedAttention reads a prompt's tokens as a batch of one-token sequences
+    kv_shape = ov.PartialShape([-1, kv_heads, -1, head_dim])
+    inputs = [(ov.PartialShape([-1, -1]), ov.Type.i64)] * 2 + [(kv_shape, ov.Type.f32)] * (2 * layers)
     previous = config._attn_implementation
-    _register_attention(static_heads=paged)
+    _register_attention()
     hf_model.config._attn_implementation = ATTENTION
     try:
         with torch.no_grad():
@@ -129,8 +127,9 @@ def _convert(hf_model: Any, *, stack_mlp: bool = True, paged: bool = False) -> A
     _gather_cache_by_beam(model)
     _fuse_parallel_products(model, stack_mlp=stack_mlp)
     model = nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_SYM)
-    if paged:
-        _to_paged(model, kv_heads, head_dim)
+    windows = [config.sliding_window if kind == "sliding_attention" else 0
+               for kind in getattr(config, "layer_types", None) or ["full_attention"] * layers]
+    _to_paged(model, kv_heads, head_dim, windows)
     return model
 
 
@@ -148,16 +147,23 @@ def set_paged_heads(model: Any) -> None:
             info["num_v_heads"], info["v_head_size"] = heads, size
 
 
-def _to_paged(model: Any, kv_heads: int, head_dim: int) -> None:
+def _to_paged(model: Any, kv_heads: int, head_dim: int, windows: list[int]) -> None:
     """The stateful model as a PagedAttention model: its caches become inputs laid out in blocks, each layer's
-    attention a PagedAttentionExtension (its head sizes kept for the CPU plugin), and the output product reads
-    the last token only (it would otherwise run for every token of the prompt)."""
+    attention a PagedAttentionExtension (its head sizes kept for the CPU plugin, its sliding window from `windows`,
+    by layer: 0 for full attention), and the output product reads the last token only (it would otherwise run for
+    every token of the prompt)."""
     import numpy as np
     import openvino.opset13 as ops
     from openvino._offline_transformations import paged_attention_transformation
     paged_attention_transformation(model)
     model.set_rt_info(str(kv_heads), "fabula_kv_heads")  # a node's runtime info is not saved; the model's is, and
     model.set_rt_info(str(head_dim), "fabula_head_dim")  # openvino_rt.load copies it onto the nodes (set_paged_heads)
+    for node in model.get_ops():  # the transformation leaves every window at 0 (its mask patterns are not ours)
+        if node.get_type_name() == "PagedAttentionExtension":  # inputs: ..., 3 key_cache.<layer>, ..., 10 window
+            layer = int(node.input(3).get_source_output().get_node().get_friendly_name().rsplit(".", 1)[1])
+            if windows[layer]:
+                kind = node.input(10).get_element_type().to_dtype()
+                node.input(10).replace_source_output(ops.constant(np.array(windows[layer], kind)).output(0))
     head = [n for n in model.get_ordered_ops() if n.get_type_name() == "MatMul"][-1]  # the output product
     hidden = head.input(0).get_source_output()
     count = ops.gather(ops.shape_of(hidden), ops.constant(np.array([0], np.int64)), ops.constant(np.int64(0)))
@@ -226,9 +232,10 @@ def _wrapper(hf_model: Any, layers: int) -> Any:
     return Wrapper()
 
 
-def _register_attention(static_heads: bool = False) -> None:
-    """An attention function for the export: causal attention as `is_causal` (no mask) in full-attention layers,
-    an additive float mask in sliding-window layers; grouped key/value heads repeated as transformers does."""
+def _register_attention() -> None:
+    """An attention function for the export: causal attention as `is_causal` (no mask: PagedAttention replaces it,
+    and a sliding window is set on the operation afterwards); grouped key/value heads repeated as transformers does,
+    with static head sizes (the conversion to PagedAttention needs them)."""
     import torch
     from transformers import AttentionInterface
     from transformers.masking_utils import ALL_MASK_ATTENTION_FUNCTIONS, sdpa_mask
@@ -236,20 +243,11 @@ def _register_attention(static_heads: bool = False) -> None:
     def attention(module: Any, query: Any, key: Any, value: Any, mask: Any, scaling: float | None = None,
                   dropout: float = 0.0, **_: Any) -> tuple[Any, None]:
         groups = query.shape[1] // key.shape[1]
-        if groups > 1 and static_heads:  # PagedAttention's conversion needs the head sizes static
+        if groups > 1:
             heads, size = module.config.num_key_value_heads, module.head_dim
             key = key[:, :, None].expand(-1, heads, groups, -1, size).flatten(1, 2)
             value = value[:, :, None].expand(-1, heads, groups, -1, size).flatten(1, 2)
-        elif groups > 1:
-            b, h, n, d = key.shape
-            key = key[:, :, None].expand(b, h, groups, n, d).reshape(b, h * groups, n, d)
-            value = value[:, :, None].expand(b, h, groups, n, value.shape[-1]).reshape(b, h * groups, n, -1)
-        if getattr(module, "sliding_window", None) and mask is not None:
-            if mask.dtype == torch.bool:
-                mask = torch.where(mask, 0.0, float("-inf")).to(query.dtype)
-            out = torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=mask, scale=scaling)
-        else:
-            out = torch.nn.functional.scaled_dot_product_attention(query, key, value, is_causal=True, scale=scaling)
+        out = torch.nn.functional.scaled_dot_product_attention(query, key, value, is_causal=True, scale=scaling)
         return out.transpose(1, 2).contiguous(), None
 
     AttentionInterface.register(ATTENTION, attention)
@@ -257,8 +255,8 @@ def _register_attention(static_heads: bool = False) -> None:
 
 
 def _gather_cache_by_beam(model: Any) -> None:
-    """Each cache read goes through a gather by `beam_idx` from an empty initial value: the pattern the CPU plugin
-    fuses into its attention with an in-place cache (without it attention runs as separate matrix products)."""
+    """Each cache read goes through a gather by `beam_idx` from an empty initial value: the stateful form of
+    optimum's exports, which `paged_attention_transformation` converts (it removes the gathers and the states)."""
     import numpy as np
     import openvino.opset13 as ops
     beam = ops.parameter([-1], np.int32, name="beam_idx")

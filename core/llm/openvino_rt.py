@@ -1,13 +1,13 @@
 """The default generation path for the embedded models, OpenVINO (`FABULA_LOCAL_RUNTIME=auto` or `openvino`): the
-exported model of `openvino_export` with its key/value cache kept inside OpenVINO (as the request's state, or, for
-the models exported with PagedAttention, in block tensors this module holds), 8-bit weights, bfloat16 arithmetic
-where the CPU has it. It reads prompts about three times as fast as transformers on the 2-core AMD EPYC, where
-llama.cpp reads them about as fast (bench/README.md); llama.cpp generates faster. Under `auto`, a model whose export
-or compilation fails here is served by llama.cpp for the rest of the process, with one log line.
+PagedAttention model of `openvino_export` with its key/value cache in block tensors this module holds, 8-bit
+weights, bfloat16 arithmetic where the CPU has it. It reads prompts over three times as fast as transformers on the
+2-core AMD EPYC, where llama.cpp reads them about as fast (bench/README.md); llama.cpp generates faster. Under `auto`,
+a model whose export or compilation fails here is served by llama.cpp for the rest of the process, with one log line.
 
-The loop is this module's own: one inference per prompt chunk, then one per new token, greedy or sampled in numpy.
-Its contract is llama.cpp's (`llamacpp.text_pieces`): the same end tokens, stop strings and minimum lengths met with
-a paragraph break; unlike llama.cpp it keeps no prompt prefix between calls (see CHUNK).
+The loop is this module's own: one inference for the part of the prompt not already cached, then one per new token,
+greedy or sampled in numpy. Its contract is llama.cpp's (`llamacpp.text_pieces`): the same end tokens, stop strings
+and minimum lengths met with a paragraph break, and a prompt's prefix shared with the previous prompt is kept
+(`reuse`) without changing a single logit.
 """
 from __future__ import annotations
 
@@ -25,12 +25,6 @@ from core.llm.llamacpp import Detokenizer, FastRun, cpu_threads, goes_on
 
 log = logging.getLogger(__name__)
 
-# Prompt tokens per inference. The CPU plugin's fused attention reads a prompt fast only onto an empty cache: the
-# same 1,024 tokens after 1,024 cached ones ran at 293 tokens/s against 1,531 (SmolLM2, 2-core AMD EPYC). So every
-# prompt is evaluated afresh, in one inference up to this many tokens (longer ones in pieces of this size, which
-# bounds the memory of a sliding-window layer's mask), and no prefix is kept: keeping one would save less than it
-# costs. Greedy text then never depends on what was asked before.
-CHUNK = 4096
 INITIAL_BLOCKS = 64  # a PagedAttention model's cache at first (blocks of 32 tokens on the CPU: 2,048 tokens); doubled
 # when a prompt needs more
 # Activations quantized to 8 bits in groups for the 8-bit weights' products: SmolLM2 read prompts at 1,661 tokens/s
@@ -43,7 +37,8 @@ INITIAL_BLOCKS = 64  # a PagedAttention model's cache at first (blocks of 32 tok
 # Gemma on export 2 (= 3), prompt tokens/s, medians of five in separate processes, and perplexity:
 #   Gemma    32: 1,523, +0.55%;  64: 1,692, +1.98%;  128: 1,812, +1.46%;  256: 1,670, +2.00%
 # On export 4 (SmolLM2 with PagedAttention) groups of 96 read prompts 1.04x as fast as 64 but perplexity rose to
-# +2.23% (64: +1.25%, 32: +1.07% at 0.88x), so SmolLM2 is back at 64.
+# +2.23% (64: +1.25%, 32: +1.07% at 0.88x), so SmolLM2 is back at 64. Gemma on export 5 (PagedAttention): 128 read
+# prompts 1.08x as fast as 64 (one process, alternating), perplexity +1.57% against +1.83%; it stays at 128.
 # 2-core AMD EPYC, 2026-11-25 and 26 (bench/README.md).
 DYNAMIC_QUANTIZATION = {"gemma3-270m": "128"}
 DEFAULT_GROUP = "64"
@@ -58,17 +53,14 @@ _missing_logged = False
 class OVModel:
     name: str
     compiled: Any  # openvino.CompiledModel
-    request: Any  # its one infer request, whose state is the key/value cache
+    request: Any  # its one infer request
     eog_ids: frozenset[int]
     seconds: float  # load time
     precision: str
-    prompt: list[int] = field(default_factory=list)  # the tokens whose keys and values the state holds
-    caches: dict[str, Any] = field(default_factory=dict)  # a PagedAttention model's cache tensors, by input name
-    block: int = 0  # their block size in tokens (0: a stateful model)
-
-    @property
-    def paged(self) -> bool:
-        return self.block > 0
+    block: int  # the cache's block size in tokens (32 on the CPU)
+    prompt: list[int] = field(default_factory=list)  # the tokens whose keys and values the cache holds, in order
+    exact: int = 0  # how many of them were read in inferences of two or more tokens (see `reuse`)
+    caches: dict[str, Any] = field(default_factory=dict)  # the cache tensors, by input name
 
 
 def available() -> bool:
@@ -111,15 +103,23 @@ def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any]) -> OV
             "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(cpu_threads()),
             "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": group(name),
             "KV_CACHE_PRECISION": precision})  # not the plugin's default 8 bits: one rounding fewer, same speed here
-        model = OVModel(name, compiled, compiled.create_infer_request(), end_ids(tokenizer()),
-                        round(time.perf_counter() - start, 3), precision)
-        if ports := _cache_ports(compiled):
-            model.block = ports[0].get_partial_shape()[2].get_length()
-            _grow(model, INITIAL_BLOCKS)
+        model = wrap(name, compiled, end_ids(tokenizer()), round(time.perf_counter() - start, 3), precision)
         log.info("OpenVINO: %s compiled in %.2f s (%s, %d threads)", name, model.seconds, precision,
                  cpu_threads())
         _models[name] = model
         return model
+
+
+def wrap(name: str, compiled: Any, eog_ids: frozenset[int], seconds: float, precision: str) -> OVModel:
+    """A compiled PagedAttention model with an infer request and a first cache of INITIAL_BLOCKS blocks."""
+    ports = _cache_ports(compiled)
+    if not ports:
+        raise RuntimeError(f"{name}: the OpenVINO model has no PagedAttention caches (an export from before "
+                           "version 5? `cli.py llm prepare` exports it again)")
+    model = OVModel(name, compiled, compiled.create_infer_request(), eog_ids, seconds, precision,
+                    block=ports[0].get_partial_shape()[2].get_length())
+    _grow(model, INITIAL_BLOCKS)
+    return model
 
 
 def failed(name: str) -> bool:
@@ -151,34 +151,54 @@ def unload(name: str | None = None) -> None:
 
 
 def evaluate(model: OVModel, ids: Sequence[int]) -> Any:
-    """Feed `ids` after what the state holds (in chunks of CHUNK tokens); the logits after the last one."""
+    """Feed `ids` after the cached tokens in one inference (growing the cache when they would not fit); the logits
+    after the last one."""
     import numpy as np
-    if model.paged:
-        return _evaluate_paged(model, ids)
-    request, start = model.request, len(model.prompt)
-    logits = None
+    past, n = len(model.prompt), len(ids)
+    blocks = -(-(past + n) // model.block)
+    capacity = next(iter(model.caches.values())).shape[0]
+    if blocks > capacity:
+        _grow(model, max(blocks, 2 * capacity))
     try:
-        for at in range(0, len(ids), CHUNK):
-            chunk = np.asarray([ids[at:at + CHUNK]], dtype=np.int64)
-            positions = np.arange(start + at, start + at + chunk.shape[1], dtype=np.int64)[None]
-            request.infer({"input_ids": chunk, "position_ids": positions, "beam_idx": np.zeros(1, np.int32)})
-            logits = request.get_tensor("logits").data[0, -1]
+        model.request.infer({
+            "input_ids": np.asarray(ids, dtype=np.int64), "position_ids": np.arange(past, past + n, dtype=np.int64),
+            "max_context_len": np.array(past + n, np.int32), "past_lens": np.array([past], np.int32),
+            "subsequence_begins": np.array([0, n], np.int32),
+            "block_indices_begins": np.array([0, blocks], np.int32),
+            "block_indices": np.arange(blocks, dtype=np.int32), **model.caches})
     except BaseException:
-        forget(model)  # the state may hold part of a chunk: start the next call afresh
+        forget(model)  # the cache may hold part of the inference's keys: the next call starts afresh
         raise
+    if n > 1 and model.exact == past:
+        model.exact = past + n
     model.prompt.extend(int(i) for i in ids)
-    return np.array(logits, dtype=np.float32)
+    return np.array(model.request.get_tensor("logits").data.reshape(-1), dtype=np.float32)
 
 
 def forget(model: OVModel) -> None:
     """Empty the key/value cache: the next prompt is read afresh."""
-    if not model.paged:
-        model.request.reset_state()
-    model.prompt = []
+    model.prompt, model.exact = [], 0
+
+
+def reuse(model: OVModel, ids: Sequence[int]) -> int:
+    """Keep the cache of the longest prefix of `ids` that it holds from an inference of two or more tokens, and
+    leave at least two tokens to read; returns how many tokens it kept. Reading the rest onto them then gives the
+    very logits of reading `ids` afresh (PagedAttention computes each token's keys, values and attention the same
+    whether the tokens before it came in this inference or an earlier one; a one-token inference, as generation
+    runs, takes another kernel path whose numbers differ in the last bits, hence `exact` and the two tokens), so
+    greedy text never depends on what was asked before."""
+    keep = 0
+    for a, b in zip(model.prompt[:max(0, min(model.exact, len(ids) - 2))], ids):
+        if a != b:
+            break
+        keep += 1
+    del model.prompt[keep:]
+    model.exact = keep
+    return keep
 
 
 def _cache_ports(compiled: Any) -> list[Any]:
-    """A PagedAttention model's cache inputs (none for a stateful model)."""
+    """A PagedAttention model's cache inputs."""
     return [p for p in compiled.inputs if p.get_any_name().startswith(("key_cache.", "value_cache."))]
 
 
@@ -193,23 +213,6 @@ def _grow(model: OVModel, blocks: int) -> None:
         if old is not None:
             tensor.data[:old.shape[0]] = old.data
         model.caches[name] = tensor
-
-
-def _evaluate_paged(model: OVModel, ids: Sequence[int]) -> Any:
-    """Feed `ids` after the cached prompt in one inference: block table over the whole cache, one sequence."""
-    import numpy as np
-    past, n = len(model.prompt), len(ids)
-    blocks = -(-(past + n) // model.block)
-    capacity = next(iter(model.caches.values())).shape[0]
-    if blocks > capacity:
-        _grow(model, max(blocks, 2 * capacity))
-    model.request.infer({
-        "input_ids": np.asarray(ids, dtype=np.int64), "position_ids": np.arange(past, past + n, dtype=np.int64),
-        "max_context_len": np.array(past + n, np.int32), "past_lens": np.array([past], np.int32),
-        "subsequence_begins": np.array([0, n], np.int32), "block_indices_begins": np.array([0, blocks], np.int32),
-        "block_indices": np.arange(blocks, dtype=np.int32), **model.caches})
-    model.prompt.extend(int(i) for i in ids)
-    return np.array(model.request.get_tensor("logits").data.reshape(-1), dtype=np.float32)
 
 
 def pick(logits: Any, temperature: float, top_p: float | None, rng: Any) -> int:
@@ -245,8 +248,8 @@ def text_pieces(model: OVModel, prompt_ids: Sequence[int], *, max_new: int, temp
     rng = np.random.default_rng(seed if seed is not None else random.getrandbits(31))
     ends = model.eog_ids | frozenset(stop_ids)
     detok = Detokenizer(decode)
-    forget(model)
-    logits = evaluate(model, list(prompt_ids))
+    kept = reuse(model, prompt_ids)
+    logits = evaluate(model, list(prompt_ids[kept:]))
     while len(run.new_ids) < max_new and not scanner.stopped:
         token = pick(logits, temperature, top_p, rng)
         if token in ends:
