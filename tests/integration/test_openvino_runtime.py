@@ -195,3 +195,21 @@ def test_a_prompt_read_in_pieces_gives_the_same_logits_and_grows_the_cache(llm: 
         grown = openvino_rt.evaluate(small, ids[100:])  # needs more blocks: the cache doubles, the first 100 kept
         assert next(iter(small.caches.values())).shape[0] >= -(-len(ids) // fast.block)
         assert np.array_equal(grown, whole)
+
+
+def test_gemma_keeps_its_sliding_windows_on_paged_attention(openvino_path: pytest.MonkeyPatch, cache: Path) -> None:
+    """Gemma 3's local layers see the last `sliding_window` tokens (512), its global layers all of them: the window
+    is set on each layer's PagedAttention operation (the conversion leaves it at 0, all tokens, for every layer)."""
+    import openvino as ov
+    config = json.loads((cache / "models" / "gemma3-270m" / "config.json").read_text())
+    xml = openvino_export.model_xml("gemma3-270m", cache)
+    core = ov.Core()
+    core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")  # the CPU plugin defines PagedAttentionExtension
+    windows = {}
+    for node in core.read_model(str(xml)).get_ops():
+        if node.get_type_name() == "PagedAttentionExtension":
+            layer = int(node.input(3).get_source_output().get_node().get_friendly_name().rsplit(".", 1)[1])
+            windows[layer] = int(node.input(10).get_source_output().get_node().get_data())
+    assert windows == {i: config["sliding_window"] if kind == "sliding_attention" else 0
+                       for i, kind in enumerate(config["layer_types"])}
+    assert sorted(set(windows.values())) == [0, 512]
