@@ -44,7 +44,25 @@ DESCRIPTOR_MIN = 3
 NOT_NAMES = frozenset("""whereupon meanwhile nevertheless however presently suddenly thereupon henceforth hence
 thence therefore moreover furthermore besides perhaps indeed accordingly afterwards afterward instantly immediately
 yonder hullo hallo hello goodbye farewell alas hurrah hurray bravo amen ay aye nay yea ha hah oho aha hush hark
-behold lo pshaw bah humbug tut""".split())
+behold lo pshaw bah humbug tut halloo halloa hallo hillo hilloa hoop whoop pooh chirrup huzza huzzah ahoy egad
+zounds""".split())
+# Greetings, toasts and thanks the model takes for names: "Merry Christmas!", "Hilli-ho, Dick!", "Thank'ee!".
+GREETINGS = frozenset({"merry christmas", "happy christmas", "happy new year", "happy birthday", "good morning",
+                       "good afternoon", "good evening", "good night", "good day", "good-bye", "thank you",
+                       "thank'ee", "thankee", "thank ye", "hilli-ho", "heigh-ho", "yo-ho", "god bless", "bless you"})
+
+
+def is_exclamation(name: str) -> bool:
+    """Whether a would-be name is a greeting or an interjection ("A Merry Christmas", "Pooh", "Hilli-ho")."""
+    low = name.lower().replace("\u2019", "'")
+    low = low[2:] if low.startswith("a ") else low
+    return low in GREETINGS or low in NOT_NAMES
+
+
+def _starts_greeting(doc: Doc, start: int) -> bool:
+    """Whether a greeting begins at token `start` ("Merry" of "A Merry Christmas": the model's name is "Merry")."""
+    words = [t.lower_ for t in doc[start:start + 3]]
+    return any(" ".join(words[:k]) in GREETINGS for k in (2, 3))
 
 
 # Titles that name one character when written "the Queen", "the King" (Alice's Queen of Hearts is "the Queen"
@@ -87,7 +105,8 @@ def find_mentions(doc: Doc) -> list[Mention]:
         while start < end and doc[start].pos_ != "PROPN" and not _is_honorific(doc[start].text):
             start += 1  # "Come, Darcy" / "Dear Lizzy": the model's span starts too early
         name = normalize_name(doc[start:end].text) if end > start else None
-        if not name or (end - start == 1 and (doc[start].lower_ in NOT_NAMES or doc[start].is_stop)):
+        if (not name or is_exclamation(name) or _starts_greeting(doc, start)
+                or (end - start == 1 and doc[start].is_stop)):
             continue
         evidence = start < ent.start or _is_honorific(doc[start].text)
         if evidence:

@@ -163,6 +163,21 @@ def test_sentence_initial_adverbs_are_not_names(parse):
     assert not {m.name for m in find_mentions(doc)} & {"Whereupon", "Meanwhile"}
 
 
+def test_greetings_and_exclamations_are_not_names(parse):
+    doc, _, _ = parse('"A merry Christmas, uncle!" cried Fred. "Merry Christmas!" said Scrooge. "Hilli-ho!" cried '
+                      'old Fezziwig. "Thank\'ee!" said Scrooge. "Pooh, pooh!" he said. "Halloo!" A Merry Christmas '
+                      'and a Happy New Year to Tiny Tim! "Good afternoon!" said Scrooge to Fred. "I shall love it, '
+                      'as long as I live!" cried Scrooge, patting it with his hand. "It\'s a wonderful '
+                      'knocker!--Here\'s the Turkey! Hallo! Whoop! How are you! Merry Christmas!" Merry had gone to '
+                      'the Shire with Pippin.')
+    names = {m.name for m in find_mentions(doc)}
+    assert not names & {"Merry Christmas", "Happy New Year", "Hilli-ho", "Thank'ee", "Pooh", "Halloo",
+                        "Good Afternoon", "Good afternoon"}, names
+    assert {"Fred", "Scrooge", "Fezziwig", "Merry"} <= names  # Merry the hobbit is a name; "Merry Christmas!" not
+    hobbit = next(t.i for t in doc if t.idx == doc.text.index("Merry had"))
+    assert [m.start for m in find_mentions(doc) if m.name == "Merry"] == [hobbit]
+
+
 def test_labels_are_lemmas_with_particles(extract):
     ext = extract("Thornton picked up the rifle. Hans was taken by the current.")
     labels = {t.label for t in ext.triples}
