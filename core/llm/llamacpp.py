@@ -60,12 +60,17 @@ def reusable_prefix(cached: Sequence[int], prompt: Sequence[int], batch: int = N
     the next token's logits). Whole batches keep the result identical to evaluating the prompt afresh: the same
     tokens go through the same batches, so the same kernels give the same numbers, and greedy text never depends on
     what was asked before."""
+    return min(common_prefix(cached, prompt), len(prompt) - 1) // batch * batch
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens `a` and `b` share."""
     common = 0
-    for a, b in zip(cached, prompt):
-        if a != b:
+    for x, y in zip(a, b):
+        if x != y:
             break
         common += 1
-    return min(common, len(prompt) - 1) // batch * batch
+    return common
 
 
 def runtime_setting() -> str:

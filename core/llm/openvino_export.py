@@ -40,6 +40,7 @@ EXPORT_VERSION = 5  # bump when the exported graph changes: older exports are ma
 SEPARATE_MLP = frozenset({"smollm2"})
 MARKER = "fabula-openvino.json"
 ATTENTION = "fabula_openvino"
+KEY_CACHE_INPUT, WINDOW_INPUT = 3, 10  # PagedAttentionExtension's inputs: key_cache.<layer> and sliding_window
 _lock = threading.Lock()
 
 
@@ -140,11 +141,16 @@ def set_paged_heads(model: Any) -> None:
         return
     heads = int(model.get_rt_info("fabula_kv_heads").astype(str))
     size = int(model.get_rt_info("fabula_head_dim").astype(str))
-    for node in model.get_ops():
-        if node.get_type_name() == "PagedAttentionExtension":
-            info = node.get_rt_info()
-            info["num_k_heads"], info["k_head_size"] = heads, size
-            info["num_v_heads"], info["v_head_size"] = heads, size
+    for node in paged_attention_by_layer(model).values():
+        info = node.get_rt_info()
+        info["num_k_heads"], info["k_head_size"] = heads, size
+        info["num_v_heads"], info["v_head_size"] = heads, size
+
+
+def paged_attention_by_layer(model: Any) -> dict[int, Any]:
+    """The model's PagedAttentionExtension nodes by layer (from the name of their `key_cache.<layer>` input)."""
+    return {int(node.input(KEY_CACHE_INPUT).get_source_output().get_node().get_friendly_name().rsplit(".", 1)[1]):
+            node for node in model.get_ops() if node.get_type_name() == "PagedAttentionExtension"}
 
 
 def _to_paged(model: Any, kv_heads: int, head_dim: int, windows: list[int]) -> None:
@@ -158,12 +164,10 @@ def _to_paged(model: Any, kv_heads: int, head_dim: int, windows: list[int]) -> N
     paged_attention_transformation(model)
     model.set_rt_info(str(kv_heads), "fabula_kv_heads")  # a node's runtime info is not saved; the model's is, and
     model.set_rt_info(str(head_dim), "fabula_head_dim")  # openvino_rt.load copies it onto the nodes (set_paged_heads)
-    for node in model.get_ops():  # the transformation leaves every window at 0 (its mask patterns are not ours)
-        if node.get_type_name() == "PagedAttentionExtension":  # inputs: ..., 3 key_cache.<layer>, ..., 10 window
-            layer = int(node.input(3).get_source_output().get_node().get_friendly_name().rsplit(".", 1)[1])
-            if windows[layer]:
-                kind = node.input(10).get_element_type().to_dtype()
-                node.input(10).replace_source_output(ops.constant(np.array(windows[layer], kind)).output(0))
+    for layer, node in paged_attention_by_layer(model).items():  # the transformation leaves every window at 0
+        if windows[layer]:  # (its mask patterns are optimum's, not this trace's)
+            kind = node.input(WINDOW_INPUT).get_element_type().to_dtype()
+            node.input(WINDOW_INPUT).replace_source_output(ops.constant(np.array(windows[layer], kind)).output(0))
     head = [n for n in model.get_ordered_ops() if n.get_type_name() == "MatMul"][-1]  # the output product
     hidden = head.input(0).get_source_output()
     count = ops.gather(ops.shape_of(hidden), ops.constant(np.array([0], np.int64)), ops.constant(np.int64(0)))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from core.llm.base import StopScanner
-from core.llm.llamacpp import Detokenizer, FastRun, cpu_threads, goes_on
+from core.llm.llamacpp import Detokenizer, FastRun, common_prefix, cpu_threads, goes_on
 
 log = logging.getLogger(__name__)
 
@@ -187,11 +187,7 @@ def reuse(model: OVModel, ids: Sequence[int]) -> int:
     whether the tokens before it came in this inference or an earlier one; a one-token inference, as generation
     runs, takes another kernel path whose numbers differ in the last bits, hence `exact` and the two tokens), so
     greedy text never depends on what was asked before."""
-    keep = 0
-    for a, b in zip(model.prompt[:max(0, min(model.exact, len(ids) - 2))], ids):
-        if a != b:
-            break
-        keep += 1
+    keep = common_prefix(model.prompt[:max(0, min(model.exact, len(ids) - 2))], ids)
     del model.prompt[keep:]
     model.exact = keep
     return keep

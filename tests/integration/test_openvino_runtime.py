@@ -205,11 +205,8 @@ def test_gemma_keeps_its_sliding_windows_on_paged_attention(openvino_path: pytes
     xml = openvino_export.model_xml("gemma3-270m", cache)
     core = ov.Core()
     core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")  # the CPU plugin defines PagedAttentionExtension
-    windows = {}
-    for node in core.read_model(str(xml)).get_ops():
-        if node.get_type_name() == "PagedAttentionExtension":
-            layer = int(node.input(3).get_source_output().get_node().get_friendly_name().rsplit(".", 1)[1])
-            windows[layer] = int(node.input(10).get_source_output().get_node().get_data())
+    windows = {layer: int(node.input(openvino_export.WINDOW_INPUT).get_source_output().get_node().get_data())
+               for layer, node in openvino_export.paged_attention_by_layer(core.read_model(str(xml))).items()}
     assert windows == {i: config["sliding_window"] if kind == "sliding_attention" else 0
                        for i, kind in enumerate(config["layer_types"])}
     assert sorted(set(windows.values())) == [0, 512]
