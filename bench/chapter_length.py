@@ -74,7 +74,7 @@ def main() -> None:
             story = write_service.start_story(store, f"Premise {premise}", params)
             llm = llm_service.build_llm(store, "writing", work_id=story.id)
             for rule in ("tokens", "words"):
-                row = {"premise": premise, "model": llm.name, "runtime": llm_service.local_runtime(),
+                row = {"premise": premise, "model": llm.name, "runtime": llm_service.local_runtime()["runtime"],
                        **draft(store, story.id, llm, rule, args.seed + premise)}
                 rows.append(row)
                 print(row, flush=True)

@@ -75,7 +75,7 @@ def server_process(skip_write: bool) -> dict[str, Any]:
         result = asker.ask(work.id, question, params)
         rows.append({"step": "first answer (from process start)" if i == 0 else f"answer {i + 1}",
                      "seconds": round(time.perf_counter() - (t0 if i == 0 else start), 2), "load": load(),
-                     "answer": (result.answer or "")[:80], "runtime": llm_service.local_runtime(),
+                     "answer": (result.answer or "")[:80], "runtime": llm_service.local_runtime()["runtime"],
                      "timings_ms": result.timings})
     if not skip_write:
         story = write_service.start_story(store, "Bench story", WriteParams(str(PREMISE), "Rags to Riches", 800, 1200))
@@ -84,12 +84,12 @@ def server_process(skip_write: bool) -> dict[str, Any]:
         draft = write_service.draft_chapter(store, story.id, writer)
         words = len(draft.text.split())
         rows.append({"step": "first chapter (800-1,200 words asked)", "seconds": round(time.perf_counter() - start, 2),
-                     "load": load(), "answer": f"{words} words", "runtime": llm_service.local_runtime()})
+                     "load": load(), "answer": f"{words} words", "runtime": llm_service.local_runtime()["runtime"]})
         start = time.perf_counter()
         write_service.accept_chapter(store, story.id, draft.text, llm=writer)
         facts = len(write_service.story_graph(store, story.id).edges)
         rows.append({"step": "accept and graph the chapter", "seconds": round(time.perf_counter() - start, 2),
-                     "load": load(), "answer": f"{facts} graph edges", "runtime": llm_service.local_runtime()})
+                     "load": load(), "answer": f"{facts} graph edges", "runtime": llm_service.local_runtime()["runtime"]})
     from core.llm.local import LocalLLM
     from core.llm.local_models import LOCAL_MODELS
     from core.nlp import load_embedder, load_spacy

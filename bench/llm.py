@@ -30,7 +30,7 @@ from typing import Any
 
 from _common import SHARED_DATA, table, write_results
 
-from core.llm import llamacpp, openvino_rt
+from core.llm import llamacpp, openvino_rt, runtimes
 from core.llm.local import LocalLLM
 from core.llm.local_models import LOCAL_MODELS, fast_gguf_file
 from core.metrics.token_f1 import token_f1
@@ -46,7 +46,7 @@ RUNTIMES = ("transformers", "llama.cpp", "openvino")
 
 
 def use(runtime: str) -> None:
-    os.environ[llamacpp.RUNTIME_ENV] = runtime
+    os.environ[runtimes.RUNTIME_ENV] = runtime
 
 
 def load_in_subprocess(name: str, runtime: str, cache_dir: Path) -> dict[str, Any]:
@@ -55,7 +55,7 @@ def load_in_subprocess(name: str, runtime: str, cache_dir: Path) -> dict[str, An
             "print(json.dumps({'source': info.source, 'seconds': info.seconds}))")
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code, name, str(cache_dir), str(Path(__file__).parents[1])],
-                         capture_output=True, text=True, check=True, env={**os.environ, llamacpp.RUNTIME_ENV: runtime})
+                         capture_output=True, text=True, check=True, env={**os.environ, runtimes.RUNTIME_ENV: runtime})
     result = json.loads(out.stdout.strip().splitlines()[-1])
     result["process_seconds"] = round(time.perf_counter() - start, 2)  # with the imports (torch, llama.cpp)
     return result

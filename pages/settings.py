@@ -57,16 +57,22 @@ st.dataframe(pd.DataFrame(llm_service.effective_roles(store)), hide_index=True, 
 if effective.get("writing") == llm_service.BUILTIN_ROLE_DEFAULTS.get("writing") != effective.get("answering"):
     st.caption(f"Writing uses {effective['writing']} by default: {effective['answering']} is a base model that "
                "cannot follow the chapter-writing prompt.")
-if llm_service.local_runtime() == "openvino":
+runtime = llm_service.local_runtime()
+if runtime["runtime"] == "openvino":
     st.caption("The embedded local models generate with OpenVINO on 8-bit weights (the fast path): prompts are read "
                "about three times as fast as with transformers.")
-elif llm_service.local_runtime() == "llama.cpp":
+elif runtime["runtime"] == "llama.cpp":
     st.caption("The embedded local models generate with llama.cpp on their 4-bit weights (FABULA_LOCAL_RUNTIME="
-               "llama.cpp, or OpenVINO missing): text comes out fastest, prompts are read slower than with OpenVINO.")
+               "llama.cpp, or OpenVINO missing or failing here): text comes out fastest, prompts are read slower "
+               "than with OpenVINO.")
 else:
     st.warning("The embedded local models generate with transformers here, several times slower: OpenVINO and "
-               "llama-cpp-python are missing or turned off (FABULA_LOCAL_RUNTIME). `bash scripts/dev.sh setup` "
-               "installs them.")
+               "llama.cpp are missing, turned off (FABULA_LOCAL_RUNTIME) or failed their test run on this CPU. "
+               "`bash scripts/dev.sh setup` installs them.")
+if len(set(runtime["models"].values())) > 1:
+    st.caption("By model: " + "; ".join(f"{name} uses {used}" for name, used in runtime["models"].items()) + ".")
+for note in runtime["notes"]:
+    st.caption(plain(note) + ".")
 if st.button("Use the environment's settings (FABULA_LLM…)", disabled=locked or not (saved.default or saved.roles)):
     llm_service.clear_role_assignment(store)
     st.rerun()

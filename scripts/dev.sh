@@ -36,21 +36,29 @@ setup_python() {
 setup_llama_cpp() {
   # The fast runtime for the embedded models. llama-cpp-python has no wheel for Linux on PyPI, so it is built from
   # source (about 4 minutes on 2 cores) for this CPU's instruction set, once: the wheel is kept in a folder named
-  # after the CPU's flags, so another kind of machine builds its own instead of crashing on unknown instructions.
-  local spec flags dir
+  # after the CPU's flags and the build options, so another kind of machine (or a build with other options) builds
+  # its own instead of crashing on unknown instructions or reusing a wheel built the old way.
+  # AMX is left out: under GGML_NATIVE=ON, -march=native turns on ggml's AMX backend on Intel CPUs that have it
+  # (Sapphire Rapids and later), whose matrix products segfault there (llama.cpp issue 20824, no fix); the
+  # GGML_AMX_* options do not turn it off, explicit -mno-amx-* flags do (GCC keeps explicit ISA flags over
+  # -march's, whatever their order). Everything else stays native (AVX-512, VNNI, BF16 where the CPU has them).
+  local spec flags dir cmake_args cflags
   spec=$(grep -m1 '^llama-cpp-python==' requirements-llama.txt)
-  flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)
+  cmake_args="-DGGML_NATIVE=ON -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
+  cflags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+  flags=$({ grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true; echo "$spec|$cmake_args|$cflags"; } \
+          | sha256sum | cut -c1-12)
   dir="${FABULA_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fabula-wheels}/$flags"
   if ! ls "$dir"/llama_cpp_python-*.whl >/dev/null 2>&1; then
     echo "==> Building $spec for this CPU (once; a few minutes)"
     mkdir -p "$dir"
-    CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
--DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+    CMAKE_ARGS="$cmake_args" CFLAGS="$cflags" CXXFLAGS="$cflags" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
       "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir -w "$dir" "$spec" \
       || { echo "warning: llama-cpp-python did not build; the local models will generate with transformers" \
                 "(several times slower)" >&2; return 0; }
   fi
-  "$VENV/bin/pip" install -q --no-deps "$dir"/llama_cpp_python-*.whl
+  "$VENV/bin/pip" install -q --no-deps --force-reinstall "$dir"/llama_cpp_python-*.whl
 }
 
 apt_install() {

@@ -15,8 +15,9 @@ writer's system prompt and the story so far), whole evaluation batches of that p
 
 Since 2026-11-25 the default (`FABULA_LOCAL_RUNTIME=auto`) is the OpenVINO path (`openvino_rt`), which reads prompts
 about 2.7x as fast as this one on the 2-core AMD EPYC; this path serves when OpenVINO is missing or when
-`FABULA_LOCAL_RUNTIME=llama.cpp` asks for it. `FABULA_LOCAL_RUNTIME=transformers` turns both fast paths off; when
-neither is installed the transformers path is used with one warning in the log.
+`FABULA_LOCAL_RUNTIME=llama.cpp` asks for it (`runtimes` chooses). It is loaded only after a child process has run it
+on this machine (`runtime_probe`): the wheel is built without ggml's AMX backend, which segfaults on Intel CPUs that
+have AMX, and any other native fault is met there rather than in the server.
 """
 from __future__ import annotations
 
@@ -35,14 +36,13 @@ from core.llm.base import StopScanner
 
 log = logging.getLogger(__name__)
 
-RUNTIME_ENV = "FABULA_LOCAL_RUNTIME"
-RUNTIMES = ("auto", "llama.cpp", "openvino", "transformers")
 # Tokens of context allocated per model. The KV cache is small for these models (SmolLM2 ~23 KB/token; Gemma 3
 # 270M keeps full-context caches on 3 of its 18 layers only), so each model gets the window its card declares.
 N_BATCH = 512
 _models: dict[str, FastModel] = {}
 _lock = threading.Lock()
 _missing_logged = False
+_unsafe_logged: set[str] = set()
 
 
 @dataclass
@@ -73,19 +73,9 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return common
 
 
-def runtime_setting() -> str:
-    value = os.environ.get(RUNTIME_ENV, "auto").strip().lower() or "auto"
-    if value not in RUNTIMES:
-        log.warning("%s=%r is not one of %s; using auto", RUNTIME_ENV, value, ", ".join(RUNTIMES))
-        return "auto"
-    return value
-
-
 def available() -> bool:
-    """Whether generation can use llama.cpp here (installed and not turned off)."""
+    """Whether llama-cpp-python imports here (`runtimes` decides whether it serves)."""
     global _missing_logged
-    if runtime_setting() == "transformers":
-        return False
     try:
         import llama_cpp  # noqa: F401
         logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's own chatter (loads, quantizer)
@@ -96,16 +86,6 @@ def available() -> bool:
             _missing_logged = True
         return False
     return True
-
-
-def runtime_name() -> str:
-    """Which runtime the embedded models generate with here: "openvino" (the default, where installed), "llama.cpp"
-    (asked for, or OpenVINO missing) or "transformers"."""
-    if runtime_setting() in ("auto", "openvino"):
-        from core.llm import openvino_rt
-        if openvino_rt.available():
-            return "openvino"
-    return "llama.cpp" if available() else "transformers"
 
 
 def cpu_threads() -> int:
@@ -142,6 +122,13 @@ def load_fast(name: str, gguf: Path, n_ctx: int) -> FastModel:
 
 def is_loaded(name: str) -> bool:
     return name in _models
+
+
+def mark_unsafe(name: str, note: str) -> None:
+    """Log once per process that llama.cpp is passed over for `name` (its probe failed on this machine)."""
+    if name not in _unsafe_logged:
+        log.warning("%s; the embedded model generates with transformers, several times slower.", note)
+        _unsafe_logged.add(name)
 
 
 def unload(name: str | None = None) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm import llamacpp, local_torch, openvino_export, openvino_rt
+from core.llm import llamacpp, local_torch, openvino_export, openvino_rt, runtime_probe, runtimes
 from core.llm.base import (
     Abilities,
     Completion,
@@ -91,28 +91,37 @@ class LocalLLM:
         return LoadedModel(fast.llama, self.tokenizer, "llama.cpp", fast.seconds)  # the tokenizer is read now too
 
     def _fast(self) -> Fast | None:
+        """The fast runtime's loaded model, or None where transformers serves. A native runtime is loaded only
+        after its probe in a child process passed on this machine (`runtime_probe`); one that failed it is passed
+        over with a log line, as a failed OpenVINO export is."""
         if self.runtime == "openvino":  # exported at set-up, else on this first use
+            if (loaded := openvino_rt.loaded(self.model_name)) is not None:
+                return loaded
             try:
-                return openvino_rt.load(self.model_name,
-                                        lambda: openvino_export.model_xml(self.model_name, self.cache_dir),
-                                        lambda: self.tokenizer)
+                xml = openvino_export.model_xml(self.model_name, self.cache_dir)
+                found = runtime_probe.verdict("openvino", self.model_name, self.cache_dir)
+                if not found.ok:
+                    raise LLMError(f"local: {found.note()}", provider="local")
+                return openvino_rt.load(self.model_name, lambda: xml, lambda: self.tokenizer,
+                                        keep_prefix=found.prefix_exact is not False)
             except Exception as exc:
-                if llamacpp.runtime_setting() == "openvino":  # asked for by name: its failure is the answer
+                if runtimes.setting() == "openvino":  # asked for by name: its failure is the answer
                     raise
                 openvino_rt.mark_failed(self.model_name, exc)  # the default: llama.cpp serves, with a log line
-        if not llamacpp.available():
+        if self.runtime != "llama.cpp":
             return None
         gguf = fast_gguf_file(self.model_name, self.cache_dir)
+        found = runtime_probe.verdict("llama.cpp", self.model_name, self.cache_dir)
+        if not found.ok:
+            llamacpp.mark_unsafe(self.model_name, found.note())  # one log line; `runtime` now says transformers
+            return None
         return llamacpp.load_fast(self.model_name, gguf, self.context_window)
 
     @property
     def runtime(self) -> str:
         """Which runtime generates: "llama.cpp", "openvino" or "transformers" (for logs, the Settings page and
-        benchmarks)."""
-        name = llamacpp.runtime_name()
-        if name == "openvino" and openvino_rt.failed(self.model_name):
-            return "llama.cpp" if llamacpp.available() else "transformers"
-        return name
+        benchmarks), as far as is known now (`runtimes.serving`)."""
+        return runtimes.serving(self.model_name).runtime
 
     @property
     def model(self) -> Any:

@@ -182,25 +182,40 @@ def warm_up(store: Store, settings: Settings | None = None) -> list[str]:
     return loaded
 
 
-def local_runtime() -> str:
-    """Which runtime the embedded models generate with here: "llama.cpp", "openvino" or "transformers"."""
-    from core.llm import llamacpp
-    return llamacpp.runtime_name()
+def local_runtime() -> dict[str, Any]:
+    """Which runtime each embedded model generates with here, as far as is known (no model is loaded and no probe
+    run): {"runtime": the one most models use, "models": {name: runtime}, "notes": why a runtime was passed over
+    or how it runs on this CPU}."""
+    from core.llm import runtimes
+    from core.llm.local_models import LOCAL_MODELS
+    serving = {name: runtimes.serving(name) for name in LOCAL_MODELS}
+    used = [s.runtime for s in serving.values()]
+    notes = list(dict.fromkeys(note for s in serving.values() for note in s.notes))
+    return {"runtime": max(set(used), key=used.count) if used else runtimes.installed_default(),
+            "models": {name: s.runtime for name, s in serving.items()}, "notes": notes}
 
 
 def prepare_local_models(settings: Settings | None = None) -> list[dict[str, Any]]:
     """The set-up step for the embedded models (`cli.py llm prepare`): files written once into the model cache so
     the first page visit loads in seconds. The float32 copy is made only where llama.cpp cannot generate; with the
-    OpenVINO runtime the models are exported for it too (from the float32 copy, which is then kept for scoring)."""
-    from core.llm import llamacpp, openvino_export
+    OpenVINO runtime the models are exported for it too (from the float32 copy, which is then kept for scoring).
+    Each native runtime that may serve is then tried on this machine in a child process (`runtime_probe`, once per
+    CPU and build), so the server never loads one that crashes here."""
+    from core.llm import llamacpp, openvino_export, runtime_probe, runtimes
     from core.llm.local_models import LOCAL_MODELS, prepare
     cache = (settings or get_settings()).cache_dir
-    runtime = llamacpp.runtime_name()
+    runtime = runtimes.installed_default()
     done = []
     for name in LOCAL_MODELS:
         row = {**prepare(name, cache, dequantize=runtime == "transformers"), "runtime": runtime}
+        probed = []
         if runtime == "openvino":
             row["openvino"] = str(openvino_export.model_xml(name, cache))
+            probed.append("openvino")
+        if runtime != "transformers" and llamacpp.available():
+            probed.append("llama.cpp")  # the fallback: tried now too, so a failing OpenVINO never meets a crash
+        row["probes"] = {r: runtime_probe.verdict(r, name, cache).note() for r in probed}
+        row["runtime"] = runtimes.serving(name).runtime
         done.append(row)
     return done
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import llama_cpp  # noqa: F401 - installed by the set-up command; its absence must fail here, not skip
 import pytest
 
-from core.llm import llamacpp, openvino_rt
+from core.llm import llamacpp, openvino_rt, runtime_probe, runtimes
 from core.llm.base import StopScanner
 from core.llm.local import LocalLLM
 
@@ -38,9 +38,20 @@ def llm(request: pytest.FixtureRequest, cache: Path) -> LocalLLM:
     return LocalLLM(request.param, cache_dir=cache)
 
 
+def require_safe(runtime: str, cache: Path) -> None:
+    """Fail the test that needs `runtime` with its probe's words where the runtime crashed or failed on this CPU:
+    it is then never loaded into this process, so one crash cannot end the whole run."""
+    from core.llm.local_models import LOCAL_MODELS
+    for name in LOCAL_MODELS:
+        found = runtime_probe.verdict(runtime, name, cache)
+        if not found.ok:
+            pytest.fail(f"{found.note()}: the tests that run {runtime} directly cannot run here")
+
+
 @pytest.fixture
-def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    monkeypatch.setenv(llamacpp.RUNTIME_ENV, "llama.cpp")  # asked for: the default is OpenVINO where installed
+def runtime(monkeypatch: pytest.MonkeyPatch, cache: Path) -> Iterator[pytest.MonkeyPatch]:
+    require_safe("llama.cpp", cache)
+    monkeypatch.setenv(runtimes.RUNTIME_ENV, "llama.cpp")  # asked for: the default is OpenVINO where installed
     yield monkeypatch
 
 
@@ -112,6 +123,29 @@ def test_a_missing_llama_cpp_falls_back_to_transformers_with_a_log_line(
                for r in caplog.records)
 
 
+def test_a_runtime_whose_probe_segfaults_is_never_loaded_and_fabula_says_so(
+        runtime: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path, tmp_path: Path) -> None:
+    """llama.cpp's AMX backend segfaults on Intel CPUs with AMX: a stand-in that does the same in the probe's child
+    leaves this process running on transformers, with one log line and a note for Settings saying why."""
+    from core.services import llm_service
+    runtime.setenv("FABULA_PROBE_DIR", str(tmp_path))
+    runtime.setattr(runtime_probe, "_verdicts", {})
+    runtime.setitem(runtime_probe.PROBES, "llama.cpp", "tests.support.stand_in_runtime:segfault")
+    runtime.setattr(llamacpp, "_unsafe_logged", set())
+    loaded = llamacpp.load_fast
+    runtime.setattr(llamacpp, "load_fast", lambda *a, **k: pytest.fail("llama.cpp was loaded after its probe died"))
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    with caplog.at_level(logging.WARNING, logger="core.llm.llamacpp"):
+        result = llm.generate_text(PROMPTS[0], max_tokens=6)
+        llm.generate_text(PROMPTS[1], max_tokens=2)
+    assert result.output_tokens == 6 and llm.runtime == "transformers"
+    lines = [r.getMessage() for r in caplog.records if "SIGSEGV" in r.getMessage()]
+    assert len(lines) == 1 and "llama.cpp" in lines[0] and "transformers" in lines[0]
+    status = llm_service.local_runtime()
+    assert status["models"]["smollm2"] == "transformers" and any("SIGSEGV" in n for n in status["notes"])
+    runtime.setattr(llamacpp, "load_fast", loaded)
+
+
 def story_text(words: int) -> str:
     from tests.conftest import NOVELS
     text = (NOVELS / "a_christmas_carol_pg46.txt").read_text(encoding="utf-8")
@@ -164,7 +198,7 @@ def test_an_early_end_goes_on_until_min_words(path: str, runtime: pytest.MonkeyP
     """A chapter's lower word count holds however many tokens the model spends a word (a chapter asked for 1,160
     tokens came out at 663 words)."""
     if path == "transformers":
-        runtime.setenv(llamacpp.RUNTIME_ENV, "transformers")
+        runtime.setenv(runtimes.RUNTIME_ENV, "transformers")
     llm = LocalLLM("smollm2", cache_dir=cache)
     messages = [{"role": "user", "content": "Say yes."}]
     short = llm.complete(messages, max_tokens=300)

@@ -111,3 +111,23 @@ def test_the_page_says_which_runtime_the_embedded_models_use(page_env: None, mon
     assert any("generate with llama.cpp" in c.value for c in _open().caption)
     monkeypatch.setenv("FABULA_LOCAL_RUNTIME", "transformers")
     assert any("several times slower" in w.value for w in _open().warning)
+
+
+def test_the_page_says_when_a_runtime_failed_its_test_run_on_this_cpu(page_env: None, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A native runtime whose probe died here is not used: the page says which runtime serves and why."""
+    from core.llm import runtime_probe
+    from pages._shared import plain
+    monkeypatch.delenv("FABULA_LOCAL_RUNTIME", raising=False)
+    monkeypatch.setenv("FABULA_PROBE_DIR", str(tmp_path / "probes"))
+    monkeypatch.setattr(runtime_probe, "_verdicts", {})
+    monkeypatch.setitem(runtime_probe.PROBES, "openvino", "tests.support.stand_in_runtime:segfault")
+    monkeypatch.setitem(runtime_probe.PROBES, "llama.cpp", "tests.support.stand_in_runtime:fails")
+    for name in ("smollm2", "gemma3-270m"):
+        for runtime in ("openvino", "llama.cpp"):
+            assert not runtime_probe.verdict(runtime, name, tmp_path).ok
+    at = _open()
+    assert any("generate with transformers" in w.value for w in at.warning)
+    said = " ".join(c.value for c in at.caption)
+    assert "openvino" in said and "SIGSEGV" in said and "no kernels for this CPU" in said
+    assert plain(runtime_probe.cpu_name()) in said

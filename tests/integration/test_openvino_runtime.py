@@ -16,9 +16,9 @@ from pathlib import Path
 import openvino  # noqa: F401 - installed by the set-up command; its absence must fail here, not skip
 import pytest
 
-from core.llm import llamacpp, openvino_export, openvino_rt
+from core.llm import llamacpp, openvino_export, openvino_rt, runtime_probe, runtimes
 from core.llm.local import LocalLLM
-from tests.integration.test_llm_runtimes import PROMPTS, assert_greedy_agrees, story_text
+from tests.integration.test_llm_runtimes import PROMPTS, assert_greedy_agrees, require_safe, story_text
 
 pytestmark = pytest.mark.slow
 
@@ -30,9 +30,15 @@ def cache() -> Path:
 
 
 @pytest.fixture
-def openvino_path(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    monkeypatch.setenv(llamacpp.RUNTIME_ENV, "openvino")
+def openvino_path(monkeypatch: pytest.MonkeyPatch, cache: Path) -> Iterator[pytest.MonkeyPatch]:
+    require_safe("openvino", cache)
+    monkeypatch.setenv(runtimes.RUNTIME_ENV, "openvino")
     yield monkeypatch
+
+
+def exact_here(name: str, cache: Path) -> bool:
+    """Whether the probe found kept prefixes exact on this CPU (then `reuse` keeps them; else nothing is kept)."""
+    return runtime_probe.verdict("openvino", name, cache).prefix_exact is not False
 
 
 @pytest.fixture(params=["smollm2", "gemma3-270m"])
@@ -74,6 +80,13 @@ def test_a_shared_prefix_is_kept_and_reads_on_to_the_same_logits(llm: LocalLLM) 
     first = llm.encode(story + " The end of the first part.")
     second = llm.encode(story + " A second part began, and")
     shared = next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)
+    assert fast.keep_prefix == exact_here(llm.model_name, llm.cache_dir)
+    if not fast.keep_prefix:  # not exact on this CPU: nothing is kept, every prompt is read afresh
+        with llm._lock:
+            openvino_rt.forget(fast)
+            openvino_rt.evaluate(fast, first)
+            assert openvino_rt.reuse(fast, second) == 0 and fast.prompt == [] and fast.exact == 0
+        return
     with llm._lock:
         openvino_rt.forget(fast)
         afresh = openvino_rt.evaluate(fast, second)
@@ -107,7 +120,11 @@ def test_a_generation_reads_only_what_the_cache_lacks(openvino_path: pytest.Monk
     evaluated.clear()
     second = llm.generate_text(story + " A second part began, and", max_tokens=4)
     ids = llm.encode(story + " A second part began, and")
-    assert 2 <= evaluated[0] < 20 and evaluated[1:] == [1] * (second.output_tokens - 1)
+    if fast.keep_prefix:
+        assert 2 <= evaluated[0] < 20
+    else:  # kept prefixes are not exact on this CPU: the whole prompt is read again
+        assert evaluated[0] == len(ids)
+    assert evaluated[1:] == [1] * (second.output_tokens - 1)
     assert fast.prompt[:second.input_tokens] == ids and second.input_tokens == len(ids)
 
 
@@ -134,17 +151,17 @@ def test_an_early_end_goes_on_until_min_words(openvino_path: pytest.MonkeyPatch,
 
 
 def test_the_default_setting_generates_with_openvino(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
-    monkeypatch.delenv(llamacpp.RUNTIME_ENV, raising=False)
+    monkeypatch.delenv(runtimes.RUNTIME_ENV, raising=False)
     llm = LocalLLM("smollm2", cache_dir=cache)
     assert llm.runtime == "openvino" and llm.warm().source == "openvino"
-    monkeypatch.setenv(llamacpp.RUNTIME_ENV, "llama.cpp")   # asked for by name, llama.cpp serves
+    monkeypatch.setenv(runtimes.RUNTIME_ENV, "llama.cpp")   # asked for by name, llama.cpp serves
     assert LocalLLM("smollm2", cache_dir=cache).runtime == "llama.cpp"
 
 
 @pytest.mark.parametrize("setting", ["auto", "openvino"])
 def test_a_missing_openvino_falls_back_to_llama_cpp_with_a_log_line(
         openvino_path: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path, setting: str) -> None:
-    openvino_path.setenv(llamacpp.RUNTIME_ENV, setting)
+    openvino_path.setenv(runtimes.RUNTIME_ENV, setting)
     openvino_path.setitem(sys.modules, "openvino", None)  # `import openvino` now raises ImportError
     openvino_path.setattr(openvino_rt, "_missing_logged", False)
     llm = LocalLLM("smollm2", cache_dir=cache)
@@ -162,10 +179,10 @@ def test_a_failed_export_falls_back_by_default_and_fails_when_openvino_is_asked_
     monkeypatch.setattr(openvino_rt, "_models", {})   # nothing compiled yet in this process
     monkeypatch.setattr(openvino_rt, "_failed", set())
     monkeypatch.setattr(openvino_export, "model_xml", no_export)
-    monkeypatch.setenv(llamacpp.RUNTIME_ENV, "openvino")
+    monkeypatch.setenv(runtimes.RUNTIME_ENV, "openvino")
     with pytest.raises(OSError, match="No space left"):
         LocalLLM("smollm2", cache_dir=cache).generate_text(PROMPTS[0], max_tokens=4)
-    monkeypatch.delenv(llamacpp.RUNTIME_ENV)
+    monkeypatch.delenv(runtimes.RUNTIME_ENV)
     llm = LocalLLM("smollm2", cache_dir=cache)
     with caplog.at_level(logging.WARNING, logger="core.llm.openvino_rt"):
         assert llm.generate_text(PROMPTS[0], max_tokens=4).output_tokens == 4
@@ -174,12 +191,13 @@ def test_a_failed_export_falls_back_by_default_and_fails_when_openvino_is_asked_
 
 
 def test_a_prompt_read_in_pieces_gives_the_same_logits_and_grows_the_cache(llm: LocalLLM) -> None:
-    """A prompt read in two calls ends at the logits of one call, and a prompt longer than the first cache's blocks
-    grows it, keeping the past."""
+    """A prompt read in two calls ends at the logits of one call (where the probe found this exact on this CPU; else
+    the same greedy token), and a prompt longer than the first cache's blocks grows it, keeping the past."""
     import numpy as np
     fast = llm._fast()
     assert isinstance(fast, openvino_rt.OVModel)
     ids = llm.encode(story_text(900))
+    same = np.array_equal if fast.keep_prefix else (lambda a, b: int(np.argmax(a)) == int(np.argmax(b)))
     with llm._lock:
         openvino_rt.forget(fast)
         whole = openvino_rt.evaluate(fast, ids)
@@ -187,14 +205,63 @@ def test_a_prompt_read_in_pieces_gives_the_same_logits_and_grows_the_cache(llm: 
         openvino_rt.evaluate(fast, ids[:500])
         pieces = openvino_rt.evaluate(fast, ids[500:])
         assert fast.prompt == ids and fast.exact == len(ids)
-        assert np.array_equal(whole, pieces)
+        assert same(whole, pieces)
         small = openvino_rt.OVModel(fast.name, fast.compiled, fast.compiled.create_infer_request(), fast.eog_ids,
                                     0.0, fast.precision, fast.block)
         openvino_rt._grow(small, 4)  # 128 tokens
         openvino_rt.evaluate(small, ids[:100])
         grown = openvino_rt.evaluate(small, ids[100:])  # needs more blocks: the cache doubles, the first 100 kept
         assert next(iter(small.caches.values())).shape[0] >= -(-len(ids) // fast.block)
-        assert np.array_equal(grown, whole)
+        assert same(grown, whole)
+
+
+def test_kept_prefixes_follow_the_probe_and_greedy_text_holds_either_way(
+        openvino_path: pytest.MonkeyPatch, cache: Path, tmp_path: Path) -> None:
+    """Where the probe finds kept prefixes inexact (a stand-in says so here; an Intel CPU with AMX did), OpenVINO
+    still serves but reads every prompt afresh; the probe's own measurement agrees with this CPU's real verdict."""
+    real = exact_here("smollm2", cache)
+    openvino_path.setenv("FABULA_PROBE_DIR", str(tmp_path))
+    openvino_path.setattr(runtime_probe, "_verdicts", {})
+    openvino_path.setattr(openvino_rt, "_models", {})
+    openvino_path.setitem(runtime_probe.PROBES, "openvino", "tests.support.stand_in_runtime:inexact")
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    fast = llm._fast()
+    assert isinstance(fast, openvino_rt.OVModel) and not fast.keep_prefix and llm.runtime == "openvino"
+    story = story_text(300)
+    first = llm.generate_text(story + " Then the ghost said", max_tokens=8)
+    assert len(fast.prompt) >= first.input_tokens
+    second = llm.generate_text(story + " Meanwhile, in the kitchen,", max_tokens=8)
+    assert openvino_rt.reuse(fast, llm.encode(story + " Then")) == 0
+    assert llm.generate_text(story + " Then the ghost said", max_tokens=8).text == first.text
+    assert second.text
+    ids = llm.encode(story)
+    with llm._lock:
+        assert openvino_rt.prefix_exact(fast, ids) == real
+        assert fast.prompt == []  # the measurement leaves the cache empty
+
+
+@pytest.mark.parametrize("setting", ["auto", "openvino"])
+def test_an_openvino_probe_that_segfaults_falls_back_or_fails_clearly(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path, tmp_path: Path,
+        setting: str) -> None:
+    from core.llm.errors import LLMError
+    monkeypatch.setenv("FABULA_PROBE_DIR", str(tmp_path))
+    monkeypatch.setattr(runtime_probe, "_verdicts", {})
+    monkeypatch.setattr(openvino_rt, "_models", {})
+    monkeypatch.setattr(openvino_rt, "_failed", set())
+    monkeypatch.setitem(runtime_probe.PROBES, "openvino", "tests.support.stand_in_runtime:segfault")
+    monkeypatch.setitem(runtime_probe.PROBES, "llama.cpp", "tests.support.stand_in_runtime:passes")
+    monkeypatch.setenv(runtimes.RUNTIME_ENV, setting)
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    if setting == "openvino":  # asked for by name: the error is the answer, and nothing was loaded
+        with pytest.raises(LLMError, match="SIGSEGV"):
+            llm.generate_text(PROMPTS[0], max_tokens=4)
+        assert not openvino_rt.is_loaded("smollm2")
+        return
+    with caplog.at_level(logging.WARNING, logger="core.llm.openvino_rt"):
+        assert llm.generate_text(PROMPTS[0], max_tokens=4).output_tokens == 4
+    assert llm.runtime == "llama.cpp" and not openvino_rt.is_loaded("smollm2")
+    assert [r.getMessage() for r in caplog.records if "SIGSEGV" in r.getMessage()]
 
 
 def test_gemma_keeps_its_sliding_windows_on_paged_attention(openvino_path: pytest.MonkeyPatch, cache: Path) -> None:
