@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.config import get_settings
 from core.services.guarded_store import guarded, is_read_only
-from pages._state import WORK_ID, WORK_PICKED, Slot
+from pages._state import URL_WRITTEN, WORK_ID, WORK_PICKED, Slot
 
 try:  # Streamlit quirk, see below; a private attribute, so tolerate its absence in later versions.
     from streamlit.runtime.pages_manager import PagesManager
@@ -56,14 +56,43 @@ def select_work(work_id: int | None) -> None:
     WORK_PICKED.set(work_id)
 
 
+def url_link(name: str) -> str | None:
+    """The query parameter `name` when it came from outside this session's own writing (a reload, a pasted or
+    bookmarked link, a link from another page), else None: the session's state rules while it lives."""
+    value = st.query_params.get(name)
+    if value is None or URL_WRITTEN.get().get(name) == value:
+        return None
+    return value
+
+
+def keep_in_url(**values: int | None) -> None:
+    """Put the page's place in the URL (?work=3&chapter=2), so a reload or a shared link opens it again."""
+    written = dict(URL_WRITTEN.get())
+    for name, value in values.items():
+        if value is None:
+            st.query_params.pop(name, None)
+            written.pop(name, None)
+        elif st.query_params.get(name) != str(value) or written.get(name) != str(value):
+            st.query_params[name] = str(value)
+            written[name] = str(value)
+    URL_WRITTEN.set(written)
+
+
 def work_picker(label: str = "Work") -> int | None:
-    """A selectbox over the library that remembers the choice across pages; None when the library is empty."""
+    """A selectbox over the library that remembers the choice across pages and in the URL (a reload keeps the open
+    work); None when the library is empty."""
     store = get_store()
     works = store.list_works()
     if not works:
         st.info("The library is empty: import a book or start a story on the Library page.")
         return None
     ids = [w.id for w in works]
+    if (linked := url_link("work")) is not None:
+        if linked.isdigit() and int(linked) in ids:
+            select_work(int(linked))
+        else:
+            st.warning("The link names a work that is not in your library; showing another.")
+            keep_in_url(work=None)
     current = selected_work_id()
     index = ids.index(current) if current in ids else 0
     names = {w.id: f"{w.title} (#{w.id})" + (" · read-only" if is_read_only(store, w.id) else "") for w in works}
@@ -72,6 +101,7 @@ def work_picker(label: str = "Work") -> int | None:
         picker.set(current)  # the selectbox would otherwise keep showing its own last choice
     chosen = st.selectbox(label, ids, index=index, format_func=lambda i: names[i], key=picker.key)
     WORK_ID.set(chosen)
+    keep_in_url(work=chosen)
     read_only_note(store, chosen)
     return chosen
 

@@ -68,10 +68,13 @@ class GraphHighlight:
 
 @dataclass(frozen=True)
 class ShownContinuation:
-    """The continuation the Write page shows: the service's result, or what came before a run was stopped."""
+    """The continuation the Write page shows: the service's result, or what came before a run was stopped. A
+    background one (KID) has the id it waits under in the work and the chapter revision its text came from."""
 
     result: Continuation
     partial: bool = False
+    saved_id: str | None = None
+    revision: int | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class PendingDelete:
 
 WORK_ID: Slot[int | None] = Slot("work_id", None)                 # the work open on every page
 WORK_PICKED: Slot[int | None] = Slot("_work_picked", None)       # chosen by code: the next picker shows it
+URL_WRITTEN: Slot[dict[str, str]] = Slot("_url_written", {})     # the query parameters this session put in the URL
 
 READ_CHAPTER: Slot[int | None] = Slot("read_chapter", None)
 READ_HIGHLIGHT: Slot[str | None] = Slot("read_highlight", None)  # a cited passage's first words, to highlight
@@ -143,6 +147,13 @@ IMPORTS_SEEN_BUSY: Slot[bool] = Slot("_imports_busy", False)          # the impo
 PENDING_DELETE: Slot[PendingDelete | None] = Slot("pending_delete", None)
 WRITE_OPEN_START: Slot[bool] = Slot("write_open_start", False)
 PRICE_TABLE: Slot[Any] = Slot("price_table", None)                       # Settings' price grid (its edits)
+SETTINGS_DONE: Slot[tuple[str, str] | None] = Slot("settings_done", None)  # Settings: (section, what was done)
+KEY_KIND: Slot[str] = Slot("key_kind", "openai")                          # Settings: OpenAI / Anthropic / server
+KEY_SECRET: Slot[str] = Slot("key_secret", "")                            # the typed key (a password box, cleared)
+KEY_URL: Slot[str] = Slot("key_url", "")
+KEY_TYPED: Slot[dict[str, Any] | None] = Slot("key_typed", None)         # handed from Test and save to one run
+KEY_ROLES: Slot[list[str]] = Slot("key_roles", [])
+LOCAL_ROLES: Slot[list[str]] = Slot("local_roles", [])                    # roles a detected server's model gets
 
 
 def job_seen_busy(work_id: int) -> Slot[bool]:

@@ -58,6 +58,7 @@ def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> N
             status.update(label=f"Imported “{work.title}”: {work.chapter_count} chapters, "
                                 f"{work.word_count:,} words", state="complete")
             select_work(work.id)
+            imports.embed_soon(store, work.id)  # the first question then waits for no embedding
 
 
 import_panel(store)

@@ -9,7 +9,7 @@ import streamlit as st
 from core.services.guarded_store import is_read_only
 from core.services.library import edit_chapter
 from core.store import NotFound, StaleRevision
-from pages._shared import get_store, plain, plain_with_italics, select_work, work_picker
+from pages._shared import get_store, keep_in_url, plain, plain_with_italics, select_work, url_link, work_picker
 from pages._state import (
     READ_CHAPTER,
     READ_EDIT_ERROR,
@@ -47,18 +47,18 @@ def scroll_page(target: str | None = None) -> None:
 
 
 store = get_store()
-params = st.query_params
-if "work" in params:
+if (linked := url_link("work")) is not None:  # a link (Ask's "Show in reader"), a reload or a bookmark
     try:
-        linked = int(params["work"])
-        store.get_work(linked)  # NotFound, also for a work the signed-in user may not open
-        select_work(linked)
-        READ_CHAPTER.set(int(params.get("chapter", 1)))
+        store.get_work(int(linked))  # NotFound, also for a work the signed-in user may not open
+        select_work(int(linked))
+        READ_CHAPTER.set(int(st.query_params.get("chapter", 1)))
     except ValueError:
         st.warning("The link names no valid work or chapter.")
     except NotFound as exc:
         st.warning(f"{plain(str(exc))} The link cannot be opened.")
-    st.query_params.clear()
+    keep_in_url(work=None, chapter=None)  # the picker below writes what is open
+elif (linked := url_link("chapter")) is not None and linked.isdigit():
+    READ_CHAPTER.set(int(linked))
 
 st.title("Read")
 work_id = work_picker()
@@ -79,6 +79,7 @@ wanted = READ_CHAPTER.get() or indices[0]
 index = st.selectbox("Chapter", indices, index=indices.index(wanted) if wanted in indices else 0,
                      format_func=lambda i: titles[i])
 READ_CHAPTER.set(index)
+keep_in_url(chapter=index)
 chapter = store.get_chapter(work_id, index)
 if READ_SCROLL_TOP.pop():  # "Next →" or "← Previous": the new chapter from its start
     scroll_page()

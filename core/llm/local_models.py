@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from core.llm.errors import LLMConfigError
+from core.llm.quiet import close_llama_cpp_files_at_exit, native_output, python_output
 
 log = logging.getLogger(__name__)
 
@@ -261,8 +262,9 @@ def gguf_file(name: str, cache_dir: Path) -> Path:
 def _from_folder(folder: Path) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    with python_output(f"loading {folder.name}"):  # a progress bar per load
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
     return model, tokenizer
 
 
@@ -275,8 +277,9 @@ def _from_gguf(spec: LocalModelSpec, target: Path) -> tuple[Any, Any]:
     with tempfile.TemporaryDirectory(prefix=f".{spec.name}-", dir=target.parent) as scratch:
         gguf = gguf_file(spec.name, target.parent.parent)
         log.info("dequantizing %s from %s (once; cached in %s)", spec.name, gguf, target)
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+        with python_output(f"dequantizing {spec.name}"):  # a progress bar and deprecation warnings
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
         # The GGUF quantizer would be saved into config.json and make the reload try to quantize again.
         model.hf_quantizer = None  # type: ignore[assignment]  # typed through nn.Module.__getattr__ as a tensor
         if hasattr(model.config, "quantization_config"):
@@ -311,6 +314,7 @@ def fast_gguf_file(name: str, cache_dir: Path) -> Path:
     import ctypes
 
     import llama_cpp
+    close_llama_cpp_files_at_exit()
     target.parent.mkdir(parents=True, exist_ok=True)
     with _gguf_lock, tempfile.TemporaryDirectory(prefix=f".{name}-", dir=target.parent) as scratch:
         if target.is_file():
@@ -319,7 +323,9 @@ def fast_gguf_file(name: str, cache_dir: Path) -> Path:
         params = llama_cpp.llama_model_quantize_default_params()
         params.ftype, params.allow_requantize, params.nthread = FAST_FORMATS[spec.fast_format], True, 0
         start = time.perf_counter()
-        if llama_cpp.llama_model_quantize(str(source).encode(), str(staging).encode(), ctypes.byref(params)) != 0:
+        with native_output(f"llama.cpp's conversion of {name} to {spec.fast_format}"):  # a line per tensor
+            done = llama_cpp.llama_model_quantize(str(source).encode(), str(staging).encode(), ctypes.byref(params))
+        if done != 0:
             raise LLMConfigError(f"local: llama.cpp could not convert {name} to {spec.fast_format}", provider="local")
         os.replace(staging, target)
         log.info("%s converted to %s for llama.cpp in %.1f s (%s)", name, spec.fast_format,

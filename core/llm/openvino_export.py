@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.llm.quiet import python_output
+
 log = logging.getLogger(__name__)
 
 EXPORT_VERSION = 5  # bump when the exported graph changes: older exports are made again
@@ -75,7 +77,8 @@ def _export(name: str, cache_dir: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
     try:
-        model = _convert(loaded.model, stack_mlp=name not in SEPARATE_MLP)
+        with python_output(f"the OpenVINO export of {name}"):  # the tracer warns about every traced constant
+            model = _convert(loaded.model, stack_mlp=name not in SEPARATE_MLP)
         import openvino as ov
         ov.save_model(model, staging / "model.xml", compress_to_fp16=False)
         seconds = round(time.perf_counter() - start, 1)

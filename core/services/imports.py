@@ -16,6 +16,7 @@ same moment (import_book's duplicate check catches it only when one import ended
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -24,7 +25,10 @@ from pathlib import Path
 from core.ingest import IngestError
 from core.services import background, library
 from core.services.jobs import error_text
+from core.services.qa_corpus import ensure_vectors
 from core.store import Store
+
+log = logging.getLogger(__name__)
 
 LARGE_BYTES = 2 * 1024 * 1024          # any file over this imports in the background
 LARGE_PACKED_BYTES = 1024 * 1024       # a PDF, EPUB or Word file over this too: parsing them is the slow part
@@ -118,6 +122,22 @@ def _run(store: Store, job: ImportJob, filename: str, data: bytes) -> None:
         job.outcome = (f"Imported “{work.title}”: {work.chapter_count} chapters, {work.word_count:,} words")
     finally:
         job.finished_at = time.time()
+    if job.state == "done" and job.work_id is not None:
+        embed_soon(store, job.work_id)
+
+
+def embed_soon(store: Store, work_id: int) -> None:
+    """Embed a newly imported work's passages in the worker now, so its first question is as fast as the later ones
+    (a new novel's first answer took 31.7 s, mostly this). Ask waits for it rather than embedding twice
+    (qa_corpus.ensure_vectors holds a lock per work); a failure only means Ask embeds on its first question."""
+    def run() -> None:
+        try:
+            ensure_vectors(store, work_id)
+        except Exception as exc:  # noqa: BLE001 - the work is stored; Ask embeds what is missing when asked
+            log.warning("embedding the passages of work %s after its import failed (%s); Ask embeds them when "
+                        "first asked", work_id, exc)
+
+    background.worker().spawn(f"embed:{work_id}", run, name=f"fabula-embed-{work_id}")
 
 
 def list_imports(store: Store) -> list[ImportJob]:

@@ -11,6 +11,7 @@ by content, so a rebuilt graph whose triples read the same reuses them and a new
 from __future__ import annotations
 
 import hashlib
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -89,17 +90,31 @@ def _edge_vectors(edges: list) -> np.ndarray | None:
 
 
 def ensure_vectors(store: Store, work_id: int, on_progress: ProgressFn | None = None) -> int:
-    """Embed the passages that have no cached vector yet (committed per batch); returns how many were embedded."""
+    """Embed the passages that have no cached vector yet (committed per batch); returns how many were embedded.
+    One call per work at a time in this process: a second (Ask's first question while the import's embedding runs)
+    waits for the first and then finds the vectors stored."""
     from core.nlp import embed
     report = on_progress or (lambda done, total, message: None)
-    cached = store.chunk_vectors(work_id, EMBED_MODEL)
-    todo = [c for c in store.list_chunks(work_id) if c.id not in cached]
-    for start in range(0, len(todo), EMBED_BATCH):
-        batch = todo[start:start + EMBED_BATCH]
-        vectors = embed([c.text for c in batch])
-        store.put_chunk_vectors(EMBED_MODEL, {c.id: v for c, v in zip(batch, vectors)})
-        report(start + len(batch), len(todo), f"Embedded {start + len(batch)} of {len(todo)} passages")
+    with _vector_lock(store, work_id):
+        cached = store.chunk_vectors(work_id, EMBED_MODEL)
+        todo = [c for c in store.list_chunks(work_id) if c.id not in cached]
+        for start in range(0, len(todo), EMBED_BATCH):
+            batch = todo[start:start + EMBED_BATCH]
+            vectors = embed([c.text for c in batch])
+            store.put_chunk_vectors(EMBED_MODEL, {c.id: v for c, v in zip(batch, vectors)})
+            report(start + len(batch), len(todo), f"Embedded {start + len(batch)} of {len(todo)} passages")
     return len(todo)
+
+
+_vector_locks: dict[tuple[str, int], threading.Lock] = {}
+_vector_locks_guard = threading.Lock()
+
+
+def _vector_lock(store: Store, work_id: int) -> threading.Lock:
+    engine = getattr(store, "engine", None)
+    db = str(engine.url) if engine is not None else f"store:{id(store)}"
+    with _vector_locks_guard:
+        return _vector_locks.setdefault((db, work_id), threading.Lock())
 
 
 def needs_vectors(store: Store, work_id: int) -> bool:

@@ -109,3 +109,39 @@ def test_an_empty_edit_is_refused(app_db: str) -> None:
     at.button(key="read_edit_save").click().run()
     assert any("empty" in e.value for e in at.error)
     assert _texts(work.id, 1) == ["Keep me."]
+
+
+def _book(title: str, n: int = 3) -> int:
+    chapters = [NewChapter(title=f"Chapter {i}", text=f"{title} text of chapter {i}.", chunks=[f"{title} {i}."])
+                for i in range(1, n + 1)]
+    return _store().create_work(title, None, WorkKind.BOOK, {}, chapters).id
+
+
+def test_the_open_work_and_chapter_live_in_the_url_so_a_reload_keeps_them(app_db: str) -> None:
+    """Issue 37, rough edge 3: a reload forgot the open work (every page went back to the sample book)."""
+    first, second = _book("Alpha"), _book("Beta")
+    at = AppTest.from_file(page("read.py"), default_timeout=30)
+    at.run()
+    at.selectbox(key="picker_Work").set_value(second).run()
+    at.button(key="next_chapter").click().run()
+    assert at.query_params["work"] == str(second) and at.query_params["chapter"] == "2"
+    # a reload: a new session (no state) on the same URL opens Beta at chapter 2, on any page
+    for name in ("read.py", "ask.py", "graph.py", "summaries.py", "write.py", "dashboard.py"):
+        again = AppTest.from_file(page(name), default_timeout=30)
+        again.query_params.update({"work": str(second), "chapter": "2"})
+        again.run()
+        assert not again.exception, (name, again.exception)
+        assert again.selectbox(key="picker_Work").value == second, name
+        assert again.session_state["work_id"] == second, name
+    reread = AppTest.from_file(page("read.py"), default_timeout=30)
+    reread.query_params.update({"work": str(second), "chapter": "2"})
+    reread.run()
+    assert any("Beta text of chapter 2" in m.value for m in reread.markdown)
+    # once open, the session's own choice rules: picking another work is not undone by the old URL
+    reread.selectbox(key="picker_Work").set_value(first).run()
+    assert reread.session_state["work_id"] == first and reread.query_params["work"] == str(first)
+    # a link to a work that is not there says so and opens another
+    stale = AppTest.from_file(page("ask.py"), default_timeout=30)
+    stale.query_params["work"] = "999"
+    stale.run()
+    assert any("not in your library" in w.value for w in stale.warning)

@@ -76,3 +76,18 @@ def test_large_files_and_mid_sized_packed_ones_go_to_the_background() -> None:
     assert imports.runs_in_background("novel.pdf", int(1.5 * mb))
     assert imports.runs_in_background("novel.EPUB", int(1.5 * mb))
     assert not imports.runs_in_background("novel.docx", mb // 2)
+
+
+@pytest.mark.slow
+def test_an_imported_work_is_embedded_in_the_background_so_its_first_question_does_not_wait(db_url: str) -> None:
+    """Issue 37, rough edge 10: a new novel's first answer took 31.7 s, mostly embedding its passages."""
+    from core.services.qa_corpus import EMBED_MODEL, ensure_vectors, needs_vectors
+    store = SqlStore.from_url(db_url)
+    job = imports.submit(store, "embedded_story.txt", STORY, title="Embedded")
+    assert background.worker().wait(f"import:{job.key}", 60)
+    work_id = job.work_id
+    assert work_id is not None and job.state == "done"
+    assert background.worker().wait(f"embed:{work_id}", 120), "the embedding after the import did not end"
+    chunks = store.list_chunks(work_id)
+    assert chunks and set(store.chunk_vectors(work_id, EMBED_MODEL)) == {c.id for c in chunks}
+    assert not needs_vectors(store, work_id) and ensure_vectors(store, work_id) == 0  # nothing left for Ask
