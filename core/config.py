@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     llm_writing: str | None = None
     openai_base_url: str | None = None
     anthropic_base_url: str | None = None
+    # local model servers looked for on the Settings page and served as ollama:MODEL / lmstudio:MODEL; "" turns off
+    ollama_url: str | None = "http://localhost:11434"
+    lmstudio_url: str | None = "http://localhost:1234"
     model_cache: Path | None = Field(default=None, description="Where dequantized local models are cached "
                                      "(default: data_dir/cache); tests share one so models dequantize once")
     max_upload_mb: int = Field(default=25, description="Largest file accepted by import")

@@ -7,6 +7,7 @@ import streamlit as st
 from core.llm import LLMError
 from core.services import llm_service
 from core.services.guarded_store import can_change_settings
+from pages._settings_keys import keys_section, local_servers_section
 from pages._shared import get_store, plain
 from pages._state import PRICE_TABLE
 
@@ -17,11 +18,12 @@ if locked:
     st.info("These settings are shared by everyone on this server: only its admin can change them.",
             icon=":material/lock:")
 
-# -- which model for which role ---------------------------------------------------------------------------------
+# -- a server on this machine (Ollama, LM Studio) found running: its models one click away; then each role's model --
+detected = local_servers_section(store, locked)
 st.subheader("Language models")
 saved = llm_service.load_role_assignment(store)
 effective = {row["role"]: row["llm"] for row in llm_service.effective_roles(store)}
-suggestions = sorted({ex for p in llm_service.list_models() if p["listed"] for ex in p["examples"]}
+suggestions = sorted({ex for p in llm_service.list_models() if p["listed"] for ex in p["examples"]} | set(detected)
                      | set(effective.values()) | ({saved.default} if saved.default else set()))
 
 
@@ -77,13 +79,8 @@ if st.button("Use the environment's settings (FABULA_LLM…)", disabled=locked o
     llm_service.clear_role_assignment(store)
     st.rerun()
 
-# -- endpoints and keys ----------------------------------------------------------------------------------------
-st.subheader("Endpoints and keys")
-st.dataframe(pd.DataFrame(llm_service.endpoints()), hide_index=True, width="stretch",
-             column_config={"base_url": "Base URL", "base_url_from": "Base URL from", "key": "Key from"})
-st.caption("Keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY) or .streamlit/secrets.toml. They are "
-           "never shown, stored or exported. Set OPENAI_BASE_URL (or FABULA_OPENAI_BASE_URL) to use Ollama, vLLM, "
-           "llama.cpp server or LM Studio, e.g. http://localhost:11434/v1.")
+# -- keys and servers typed in here (pages/_settings_keys.py) ------------------------------------------------------
+keys_section(store, locked)
 
 # -- connection test ---------------------------------------------------------------------------------------------
 st.subheader("Test connection")

@@ -17,6 +17,8 @@ NOVELS = SHARED_DATA / "novels" / "txt"
 _session_tmp = Path(tempfile.mkdtemp(prefix="fabula-tests-"))
 MODEL_CACHE = Path(os.environ.setdefault("FABULA_MODEL_CACHE", str(ROOT / "data" / "cache")))
 os.environ.setdefault("FABULA_DB_URL", f"sqlite:///{_session_tmp / 'default.db'}")
+# the data directory holds the secrets file the Settings page writes: a developer's own keys must not reach the tests
+os.environ.setdefault("FABULA_DATA_DIR", str(_session_tmp / "data"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("FABULA_WARM_UP", "0")  # app tests never generate; a warm-up would only cost CPU
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

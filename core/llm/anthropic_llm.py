@@ -42,10 +42,10 @@ class AnthropicLLM:
             raise LLMConfigError("anthropic: the anthropic package is not installed", provider="anthropic") from exc
         settings = settings or get_settings()
         url = base_url_override or base_url("anthropic", settings)[0]
-        secret = key or api_key("anthropic")
+        secret = key or api_key("anthropic", settings=settings)
         if not secret and is_default_endpoint("anthropic", url):
-            raise LLMConfigError("anthropic: no API key; set ANTHROPIC_API_KEY in the environment or "
-                                 ".streamlit/secrets.toml", provider="anthropic")
+            raise LLMConfigError("anthropic: no API key; type one on the Settings page, or set ANTHROPIC_API_KEY in "
+                                 "the environment or .streamlit/secrets.toml", provider="anthropic")
         self._secret = secret
         self.model_name = model
         self.name = f"anthropic:{model}"

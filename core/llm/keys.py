@@ -1,9 +1,14 @@
 """Where API keys and endpoints come from. Keys are read at the moment a provider is built and handed straight to
 the SDK; nothing here logs, stores or returns a key except `api_key()`, which only providers call.
 
-Sources, first match wins: the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY), then `.streamlit/secrets.toml`
-(relative to the project root, then to the working directory) as either a top-level `OPENAI_API_KEY = "..."` or a
-table `[openai] api_key = "..."`.
+Sources, first match wins:
+  1. the Settings page: the entry saved for the provider in the data directory's secrets file
+     (core.llm.secrets_file), used as a whole: its key and its base URL (the provider's own endpoint when it names
+     none), so a key typed for one server never goes to another one named in the environment;
+  2. the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY; base URLs: FABULA_*_BASE_URL, then *_BASE_URL);
+  3. `.streamlit/secrets.toml` (relative to the project root, then to the working directory) as either a top-level
+     `OPENAI_API_KEY = "..."` or a table `[openai] api_key = "..."` (keys only).
+The page is the user's latest word, as for the models per role; removing its entry falls back to 2 and 3.
 """
 from __future__ import annotations
 
@@ -13,8 +18,10 @@ from pathlib import Path
 from typing import Literal
 
 from core.config import PROJECT_ROOT, Settings, get_settings
+from core.llm import secrets_file
 
-KeySource = Literal["environment", "secrets.toml", "not set"]
+KeySource = Literal["Settings page", "environment", "secrets.toml", "not set"]
+SAVED = "Settings page"  # the source of what the Settings page saved (secrets_file)
 
 KEYED_PROVIDERS = ("openai", "anthropic")
 ENV_KEY = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -49,9 +56,12 @@ def _secrets_key(provider: str, paths: list[Path] | None = None) -> str | None:
     return None
 
 
-def _lookup(provider: str, paths: list[Path] | None = None) -> tuple[str | None, KeySource]:
+def _lookup(provider: str, paths: list[Path] | None = None,
+            settings: Settings | None = None) -> tuple[str | None, KeySource]:
     if provider not in ENV_KEY:
         return None, "not set"
+    if (saved := secrets_file.saved(provider, settings)) is not None:  # a saved server without a key wants none
+        return (saved.api_key, "Settings page") if saved.api_key else (None, "not set")
     env_value = os.environ.get(ENV_KEY[provider], "").strip()
     if env_value:
         return env_value, "environment"
@@ -61,28 +71,35 @@ def _lookup(provider: str, paths: list[Path] | None = None) -> tuple[str | None,
     return None, "not set"
 
 
-def key_source(provider: str, paths: list[Path] | None = None) -> KeySource:
-    """Where the key for `provider` comes from: "environment", "secrets.toml" or "not set". Never the key."""
-    return _lookup(provider, paths)[1]
+def key_source(provider: str, paths: list[Path] | None = None, settings: Settings | None = None) -> KeySource:
+    """Where the key for `provider` comes from: "Settings page", "environment", "secrets.toml" or "not set". Never
+    the key."""
+    return _lookup(provider, paths, settings)[1]
 
 
-def api_key(provider: str, paths: list[Path] | None = None) -> str | None:
+def api_key(provider: str, paths: list[Path] | None = None, settings: Settings | None = None) -> str | None:
     """The key itself, for handing to an SDK client. Do not log, store or display the result."""
-    return _lookup(provider, paths)[0]
+    return _lookup(provider, paths, settings)[0]
 
 
 def configured_keys() -> list[str]:
-    """Every key currently configured (for redaction of messages only)."""
-    return [k for k in (api_key(p) for p in KEYED_PROVIDERS) if k]
+    """Every key known from any source, the ones a saved entry overrides included (for redaction of messages only)."""
+    keys = [e.api_key for e in secrets_file.load().values() if e.api_key]
+    keys += [os.environ.get(ENV_KEY[p], "").strip() for p in KEYED_PROVIDERS]
+    keys += [_secrets_key(p) or "" for p in KEYED_PROVIDERS]
+    return list(dict.fromkeys(k for k in keys if k))
 
 
 def base_url(provider: str, settings: Settings | None = None) -> tuple[str, str]:
     """(base URL, where it came from) for "openai" or "anthropic".
 
-    A FABULA_ setting is the app's own choice, so it wins over the SDK's environment variable; the provider's public
-    endpoint is the fallback.
+    What the Settings page saved comes first (with the provider's own endpoint when it saved only a key); then a
+    FABULA_ setting, the app's own choice, wins over the SDK's environment variable; the provider's public endpoint
+    is the fallback.
     """
     settings = settings or get_settings()
+    if (saved := secrets_file.saved(provider, settings)) is not None:
+        return saved.base_url or DEFAULT_BASE_URL[provider], SAVED
     configured = getattr(settings, f"{provider}_base_url", None)
     if configured:
         return configured, f"FABULA_{provider.upper()}_BASE_URL"

@@ -43,24 +43,30 @@ class OpenAILLM:
 
     def __init__(self, model: str, *, base_url_override: str | None = None, key: str | None = None,
                  timeout: float | None = None, max_retries: int | None = None,
-                 settings: Settings | None = None) -> None:
+                 settings: Settings | None = None, provider_name: str = "openai",
+                 context_window: int | None = None, configured_key: bool = True) -> None:
+        """`provider_name` other than "openai" (core.llm.local_servers: "ollama", "lmstudio") names a local server's
+        provider: its requests carry only the `key` given here, never the OpenAI key. `configured_key=False` does the
+        same for "openai" (Settings tries a server typed in the page with the key typed beside it, or none)."""
         try:
             import openai
         except ImportError as exc:
             raise LLMConfigError("openai: the openai package is not installed", provider="openai") from exc
         settings = settings or get_settings()
+        self.provider = provider_name
         url = base_url_override or base_url("openai", settings)[0]
-        self._official = is_default_endpoint("openai", url)
-        secret = key or api_key("openai")
+        self._official = provider_name == "openai" and is_default_endpoint("openai", url)
+        secret = key or (api_key("openai", settings=settings) if provider_name == "openai" and configured_key
+                         else None)
         if not secret and self._official:
-            raise LLMConfigError("openai: no API key; set OPENAI_API_KEY in the environment or .streamlit/secrets.toml,"
-                                 " or point FABULA_OPENAI_BASE_URL / OPENAI_BASE_URL at an OpenAI-compatible server",
-                                 provider="openai")
+            raise LLMConfigError("openai: no API key; type one on the Settings page, set OPENAI_API_KEY in the "
+                                 "environment or .streamlit/secrets.toml, or point FABULA_OPENAI_BASE_URL / "
+                                 "OPENAI_BASE_URL at an OpenAI-compatible server", provider="openai")
         self._secret = secret
         self.model_name = model
-        self.name = f"openai:{model}"
-        self.context_window = context_window_for(model)
-        self.endpoint = Endpoint("openai", model, url, timeout or settings.llm_timeout_s,
+        self.name = f"{provider_name}:{model}"
+        self.context_window = context_window or context_window_for(model)
+        self.endpoint = Endpoint(provider_name, model, url, timeout or settings.llm_timeout_s,
                                  settings.llm_max_retries if max_retries is None else max_retries)
         self._openai = openai
         self._client = openai.OpenAI(base_url=url, api_key=secret or PLACEHOLDER_KEY, timeout=self.endpoint.timeout,
@@ -93,13 +99,13 @@ class OpenAILLM:
     def _fail(self, exc: BaseException) -> LLMError:
         if isinstance(exc, self._openai.OpenAIError):
             return translate_error(exc, self.endpoint, self._secret)
-        return LLMBadResponse(f"openai: unreadable reply from {self.endpoint.where} ({type(exc).__name__}); check "
-                              "that the base URL points at an OpenAI-compatible API", provider="openai",
+        return LLMBadResponse(f"{self.provider}: unreadable reply from {self.endpoint.where} ({type(exc).__name__}); "
+                              "check that the base URL points at an OpenAI-compatible API", provider=self.provider,
                               secrets=(self._secret or "",))
 
     def _bad(self, what: str) -> LLMBadResponse:
-        return LLMBadResponse(f"openai: the reply from {self.endpoint.where} has {what}; check that the base URL "
-                              "points at an OpenAI-compatible chat-completions API", provider="openai")
+        return LLMBadResponse(f"{self.provider}: the reply from {self.endpoint.where} has {what}; check that the base "
+                              "URL points at an OpenAI-compatible chat-completions API", provider=self.provider)
 
     def complete(self, messages: MessagesIn, options: GenerationOptions | None = None,
                  **overrides: Any) -> Completion:

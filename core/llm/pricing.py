@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FREE_PROVIDERS = ("local", "fake")
+FREE_PROVIDERS = ("local", "fake", "ollama", "lmstudio")  # the last two: servers on this machine
 
 
 @dataclass(frozen=True)

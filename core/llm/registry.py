@@ -119,6 +119,21 @@ def _anthropic(model: str, **kw: Any) -> LLM:
     return AnthropicLLM(model, **kw)
 
 
+def _ollama(model: str, **kw: Any) -> LLM:
+    from core.llm.local_servers import make_llm
+    return make_llm("ollama", model, **kw)
+
+
+def _lmstudio(model: str, **kw: Any) -> LLM:
+    from core.llm.local_servers import make_llm
+    return make_llm("lmstudio", model, **kw)
+
+
+def _local_server_window(_model: str) -> int:
+    from core.llm.local_servers import CONTEXT_WINDOW
+    return CONTEXT_WINDOW
+
+
 def _fake(model: str, **kw: Any) -> LLM:
     from core.llm.fake import FakeLLM
     kw.pop("settings", None)
@@ -153,6 +168,14 @@ def _register_builtins() -> None:
     register_provider("anthropic", _anthropic, models=("claude-haiku-4-5", "claude-sonnet-4-5"),
                       description="Anthropic Claude", examples=("anthropic:claude-haiku-4-5",),
                       context_window=_anthropic_window)
+    # servers on this machine (core.llm.local_servers finds them); no examples: the Settings page offers the models
+    # a running server lists
+    register_provider("ollama", _ollama, description="a model of the Ollama server on this machine "
+                      "(FABULA_OLLAMA_URL, default http://localhost:11434), no key",
+                      context_window=_local_server_window)
+    register_provider("lmstudio", _lmstudio, description="a model of the LM Studio server on this machine "
+                      "(FABULA_LMSTUDIO_URL, default http://localhost:1234), no key",
+                      context_window=_local_server_window)
     register_provider("fake", _fake, description="scripted replies for tests; echoes when unscripted",
                       examples=("fake:echo",), listed=False)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from core.llm.errors import (LLMAuthError, LLMBadRequest, LLMBadResponse, LLMError, LLMRateLimited, LLMTimeout,
                              LLMUnavailable)
-from core.llm.keys import ENV_KEY, display_url, key_source
+from core.llm.keys import ENV_KEY, SAVED, display_url, key_source
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,8 @@ def translate_error(exc: BaseException, ep: Endpoint, secret: str | None) -> LLM
         return LLMError(f"{ep.provider}: request to {ep.where} failed: {type(exc).__name__}: {exc}",
                         provider=ep.provider, secrets=secrets)
     if status in (401, 403):
-        source = key_source(ep.provider)
         return LLMAuthError(f"{ep.provider}: {ep.where} rejected the API key (HTTP {status}); check "
-                            f"{ENV_KEY[ep.provider]} (currently: {source}) and that it may use model {ep.model!r}",
+                            f"{_key_hint(ep.provider)} and that it may use model {ep.model!r}",
                             provider=ep.provider, secrets=secrets)
     if status == 429:
         return LLMRateLimited(f"{ep.provider}: rate limited by {ep.where} (HTTP 429, {attempts}); wait and resume the "
@@ -68,6 +67,14 @@ def translate_error(exc: BaseException, ep: Endpoint, secret: str | None) -> LLM
                              f"check the model name and the base URL{detail}", provider=ep.provider, secrets=secrets)
     return LLMBadRequest(f"{ep.provider}: {ep.where} refused the request (HTTP {status}){detail}; check the model "
                          "name and the options", provider=ep.provider, secrets=secrets)
+
+
+def _key_hint(provider: str) -> str:
+    """Where the key that was sent came from, for a 401/403 message."""
+    if provider not in ENV_KEY:  # a local server's provider (ollama, lmstudio): Fabula sends it no key
+        return "the server's own access settings (Fabula sends it no key)"
+    source = key_source(provider)
+    return "the key saved on the Settings page" if source == SAVED else f"{ENV_KEY[provider]} (currently: {source})"
 
 
 def _retry_after(exc: BaseException) -> float | None:

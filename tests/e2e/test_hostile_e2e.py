@@ -134,7 +134,7 @@ def test_hostile_books_run_no_script_and_show_no_key(canary_app, page) -> None: 
     _assert_nothing_ran(page, dialogs)
 
     _open(page, "Settings")
-    page.get_by_text("Endpoints and keys").first.wait_for()
+    page.get_by_text("Keys and servers").first.wait_for()
     _assert_nothing_ran(page, dialogs)
     _assert_no_canary(page, app, canaries)
 

@@ -7,6 +7,9 @@ Behaviour is scripted per request: `server.script(Status(429, headers={"retry-af
 answers the first request with a 429 and the second with "hi"; when the script is empty, `server.default` answers.
 Every request is recorded (path, lower-cased headers, JSON body) in `server.requests`.
 
+With `server.models = ["llama3.2:latest", ...]` it also lists models as a local server does (GET /api/tags as Ollama,
+GET /v1/models as any OpenAI-compatible server), so it can stand in for Ollama or LM Studio on their ports.
+
     with LLMServer() as server:
         llm = OpenAILLM("gpt-4o-mini", base_url_override=server.openai_url, max_retries=2, timeout=1)
 """
@@ -70,6 +73,7 @@ class Recorded:
 class LLMServer:
     def __init__(self) -> None:
         self.default: Any = Reply()
+        self.models: list[str] | None = None  # set: GET /api/tags and /v1/models list these
         self.requests: list[Recorded] = []
         self._script: deque[Any] = deque()
         self._lock = threading.Lock()
@@ -192,6 +196,18 @@ def _make_handler(server: LLMServer) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, *args: Any) -> None:  # keep test output clean
             pass
+
+        def do_GET(self) -> None:  # noqa: N802 - the model lists of Ollama (/api/tags) and OpenAI (/v1/models)
+            server.requests.append(Recorded("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, None))
+            path = self.path.split("?", 1)[0].rstrip("/")
+            if server.models is None or path not in ("/api/tags", "/v1/models"):
+                return self._send(404, {"error": f"no route {self.path}"})
+            if path == "/api/tags":
+                return self._send(200, {"models": [{"name": m, "model": m, "size": 1,
+                                                    "details": {"family": "bert" if "embed" in m else "llama"}}
+                                                   for m in server.models]})
+            return self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"}
+                                                               for m in server.models]})
 
         def do_POST(self) -> None:  # noqa: N802 - http.server naming
             length = int(self.headers.get("content-length") or 0)
