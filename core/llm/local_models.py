@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from core.llm.errors import LLMConfigError
-from core.llm.quiet import close_llama_cpp_files_at_exit, native_output, python_output
+from core.quiet import close_llama_cpp_files_at_exit, native_output, python_output
 
 log = logging.getLogger(__name__)
 

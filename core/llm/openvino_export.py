@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.llm.quiet import python_output
+from core.quiet import python_output
 
 log = logging.getLogger(__name__)
 
