@@ -14,10 +14,15 @@ import logging
 import os
 import sys
 import tempfile
+import threading
 import warnings
 from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
+# One quiet block at a time in the process: the redirections are process-wide, and two threads nesting them out of
+# order would leave sys.stderr (or descriptor 2) pointing at a finished block's buffer for good. Always the
+# innermost lock (nothing inside a block takes another of Fabula's locks), so it cannot deadlock.
+_quiet = threading.RLock()
 TAIL_LINES = 20
 CHATTY_LOGGERS = ("nncf", "transformers", "torch")  # libraries that log tables and notices at INFO/WARNING
 
@@ -36,6 +41,13 @@ def _report(what: str, text: str, failed: bool) -> None:
 def native_output(what: str) -> Iterator[None]:
     """C code's prints (file descriptors 1 and 2) go to a temporary file while the block runs. Everything written to
     those descriptors meanwhile is caught, so keep the block short (llama.cpp's quantizer: about a second)."""
+    with _quiet:
+        with _native_output(what):
+            yield
+
+
+@contextlib.contextmanager
+def _native_output(what: str) -> Iterator[None]:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -69,6 +81,13 @@ def native_output(what: str) -> Iterator[None]:
 def python_output(what: str) -> Iterator[None]:
     """Progress bars and warnings from Python libraries (tqdm, transformers, torch's tracer) are caught while the
     block runs; log records of other code still reach their handlers."""
+    with _quiet:
+        with _python_output(what):
+            yield
+
+
+@contextlib.contextmanager
+def _python_output(what: str) -> Iterator[None]:
     caught = io.StringIO()
     failed = False
     levels = {name: logging.getLogger(name).level for name in CHATTY_LOGGERS}
