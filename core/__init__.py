@@ -1,1 +1,1 @@
-"""Fabula's domain: pure Python, no UI and no SQL (see ARCHITECTURE.md)."""
+"""Fabula's domain: pure Python, no UI and no SQL (see docs/ARCHITECTURE.md)."""

@@ -1,4 +1,4 @@
-"""The dependency direction of ARCHITECTURE.md, enforced by scanning imports."""
+"""The dependency direction of docs/ARCHITECTURE.md ("Layers"), enforced by scanning imports."""
 from __future__ import annotations
 
 import ast
