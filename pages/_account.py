@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.config import get_settings
 from core.services import access
-from pages._shared import plain
+from pages._text import plain
 
 
 def sign_in_on() -> bool:

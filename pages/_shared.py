@@ -1,13 +1,12 @@
 """What every page shares: the Store (one per process), typed session state, small render helpers."""
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from core.config import get_settings
 from core.services.guarded_store import guarded, is_read_only
 from pages._state import URL_WRITTEN, WORK_ID, WORK_PICKED, Slot
+from pages._text import plain, plain_with_italics  # noqa: F401 - the pages' text helpers, shared from here
 
 try:  # Streamlit quirk, see below; a private attribute, so tolerate its absence in later versions.
     from streamlit.runtime.pages_manager import PagesManager
@@ -112,30 +111,6 @@ def read_only_note(store, work_id: int | None) -> None:  # noqa: ANN001 - core.s
         owner = store.work_sharing(work_id).owner or "the admin"
         st.caption(f":material/lock: Shared with you read-only by {plain(owner)}: you can read it, ask about it and "
                    "export it; only its owner can change it.")
-
-
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~$"})
-
-
-def plain(text: str) -> str:
-    """Book text for st.markdown shown literally: markdown and HTML characters are escaped, so a book can
-    neither format nor inject anything."""
-    return text.translate(_MD_SPECIAL)
-
-
-# "*word*" pairs as a Word import writes italics: an opener not glued to a word before it, a closer not glued after.
-_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]*?[^\s*])\*(?![\w*])")
-
-
-def plain_with_italics(text: str) -> str:
-    """`plain`, except that "*...*" pairs are shown as italics (the emphasis a .docx import keeps); what is between
-    the marks is escaped like everything else, so italics are all a book can format."""
-    out, pos = [], 0
-    for m in _EMPHASIS.finditer(text):
-        out += [plain(text[pos:m.start()]), "*", plain(m.group(1)), "*"]
-        pos = m.end()
-    out.append(plain(text[pos:]))
-    return "".join(out)
 
 
 def pick_work_with_chapters(label: str = "Work"):  # noqa: ANN201 - (work_id, list[ChapterInfo])
