@@ -50,5 +50,6 @@ def fresh_settings(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
 def novel_path(name: str) -> Path:
     path = NOVELS / name
     if not path.exists():
-        pytest.skip(f"{path} not available")
+        pytest.skip(f"{path} is missing: this test reads the shared data set; put it at {SHARED_DATA} (a folder "
+                    "'shared/data' beside this clone, as CI has it)")
     return path

@@ -147,8 +147,8 @@ def test_a_runtime_whose_probe_segfaults_is_never_loaded_and_fabula_says_so(
 
 
 def story_text(words: int) -> str:
-    from tests.conftest import NOVELS
-    text = (NOVELS / "a_christmas_carol_pg46.txt").read_text(encoding="utf-8")
+    from tests.conftest import ROOT
+    text = (ROOT / "assets" / "a_christmas_carol.txt").read_text(encoding="utf-8")  # the bundled sample book
     return " ".join(text[len(text) // 3:].split()[:words])
 
 
