@@ -13,8 +13,13 @@ is written with textContent: a name like `<img src=x onerror=...>` is shown as t
 Readable at first sight: in graphs of up to FIXED_LABEL_NODES nodes the component keeps every label at least
 LABEL_PX pixels high on screen whatever the zoom (the view draws fewer nodes rather than unreadable ones); parallel
 triples never overlap, as a pair has one edge with at most one short label (off by default; all labels in the
-tooltip). Large graphs stay usable: physics runs only until the layout stabilises (a bounded number of iterations)
-and is then switched off; vis's costly initial layout is skipped past 100 nodes.
+tooltip). Positions come from core.viz_layout (each connected part laid out on its own, the parts packed side by
+side), so a small separate pair never squeezes the rest into a corner and the browser runs no physics; graphs of more
+than viz_layout.MAX_NODES nodes are left to vis's physics, which runs only until the layout stabilises (a bounded
+number of iterations) and is then switched off; vis's costly initial layout is skipped past 100 nodes.
+
+The legend says what every mark means: a dot's colour (its type) and each line style drawn (`line_legend`: solid, a
+verb joins the two; dashed, they are only seen together; dark, a line of the selected entity).
 """
 from __future__ import annotations
 
@@ -29,6 +34,8 @@ import networkx as nx
 from jinja2 import Environment
 
 from core.kg.types import NODE_TYPES
+from core.viz_layout import MAX_NODES as LAYOUT_MAX_NODES
+from core.viz_layout import packed_layout
 
 TYPE_COLORS = {"character": "#4e79a7", "location": "#59a14f", "organization": "#f28e2b", "object": "#b07aa1",
                "event": "#e15759"}
@@ -39,6 +46,14 @@ EDGE_LABEL_CHARS = 24
 LABEL_PX = 14                   # the smallest on-screen label size the component keeps
 FIXED_LABEL_NODES = 200         # up to this many nodes, labels keep LABEL_PX at any zoom; past it they scale
 TOOLTIP_SENTENCE_CHARS = 220
+EDGE_COLOR = "#a0a4aa"
+EDGE_SELECTED_COLOR = "#333333"
+# What each line style means, in the order the legend lists them (core.kg.graph.relationships: a pair is
+# `interaction_only` when no verb triple joins it, only appearing together, speaking to each other or being named
+# near each other).
+LINE_SOLID = "a verb joins them (thicker: more often)"
+LINE_DASHED = "only seen together: one sentence, a conversation, named nearby"
+LINE_SELECTED = "a line of the selected entity"
 
 _TEMPLATE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8">
@@ -59,13 +74,18 @@ div.vis-tooltip { position: absolute; visibility: hidden; padding: 6px; white-sp
   var nodes = new vis.DataSet(payload.nodes);
   var edges = new vis.DataSet(payload.edges);
   var network = new vis.Network(document.getElementById("graph"), {nodes: nodes, edges: edges}, payload.options);
-  network.once("stabilizationIterationsDone", function () {
+  function done() {
     network.setOptions({physics: false});
     document.getElementById("status").textContent = "";
     if (payload.focus) {
       network.selectNodes([payload.focus]);
     }
-  });
+  }
+  if (payload.options.physics.enabled) {
+    network.once("stabilizationIterationsDone", done);
+  } else {
+    done();  // positioned by core.viz_layout: nothing to settle
+  }
 </script>
 </body></html>
 """
@@ -87,22 +107,41 @@ def _template() -> Any:
     return Environment(autoescape=True).from_string(_TEMPLATE)
 
 
-def vis_options(n_nodes: int) -> dict[str, Any]:
+def vis_options(n_nodes: int, positioned: bool = False) -> dict[str, Any]:
+    """vis-network options; `positioned`: every node carries its x and y (core.viz_layout), so physics is off."""
     big = n_nodes > 100
-    return {
+    options: dict[str, Any] = {
         "autoResize": True,
         "layout": {"improvedLayout": not big, "randomSeed": 7},
         "interaction": {"hover": True, "tooltipDelay": 150, "hideEdgesOnDrag": big, "navigationButtons": False},
         "nodes": {"shape": "dot", "font": {"size": LABEL_PX, "strokeWidth": 3, "strokeColor": "#ffffff"}},
         "edges": {"font": {"size": 11, "align": "middle", "strokeWidth": 3, "strokeColor": "#ffffff"},
                   "smooth": {"enabled": not big, "type": "continuous"},
-                  "color": {"inherit": False, "color": "#a0a4aa", "highlight": "#333333", "hover": "#555555"}},
+                  "color": {"inherit": False, "color": EDGE_COLOR, "highlight": EDGE_SELECTED_COLOR,
+                            "hover": "#555555"}},
         "physics": {"enabled": True, "solver": "barnesHut",
                     "barnesHut": {"gravitationalConstant": -6000 if big else -4000, "springLength": 150,
                                   "avoidOverlap": 0.1 if big else 0.4},
                     "stabilization": {"enabled": True, "iterations": 150 if n_nodes > 1000 else 400,
                                       "updateInterval": 50, "fit": True}},
     }
+    if positioned:
+        options["physics"] = {"enabled": False}
+        options["layout"] = {"improvedLayout": False, "randomSeed": 7}
+    return options
+
+
+def line_legend(graph: nx.Graph, selected: str | None) -> list[dict[str, str]]:
+    """The line styles this drawing uses, each with what it means: [{"style", "color", "text"}]."""
+    styles = {bool(d.get("interaction_only")) for _, _, d in graph.edges(data=True)}
+    items = []
+    if False in styles:
+        items.append({"style": "solid", "color": EDGE_COLOR, "text": LINE_SOLID})
+    if True in styles:
+        items.append({"style": "dashed", "color": EDGE_COLOR, "text": LINE_DASHED})
+    if styles and selected is not None and graph.degree(selected):
+        items.append({"style": "solid", "color": EDGE_SELECTED_COLOR, "text": LINE_SELECTED})
+    return items
 
 
 def _short(text: str, limit: int = PREDICATE_CHARS) -> str:
@@ -173,12 +212,19 @@ def graph_payload(graph: nx.Graph, *, focus: str | None = None, selected: str | 
         if with_labels:
             edge["label"] = _short(str(d["label"]), EDGE_LABEL_CHARS)
         edges.append(edge)
+    positioned = 0 < len(nodes) <= LAYOUT_MAX_NODES
+    if positioned:
+        layout = packed_layout(graph)
+        for node in nodes:
+            node["x"], node["y"] = layout[node["id"]]
     present = {d.get("type", "") for _, d in graph.nodes(data=True)}
     legend = [{"type": t, "color": TYPE_COLORS.get(t, OTHER_COLOR)}
               for t in [*NODE_TYPES, *sorted(present - set(NODE_TYPES))] if t in present]
-    options = vis_options(len(nodes))
+    options = vis_options(len(nodes), positioned)
     key = hashlib.sha1(json.dumps([nodes, edges, options], sort_keys=True).encode()).hexdigest()[:16]
-    return {"nodes": nodes, "edges": edges, "options": options, "legend": legend, "digest": key,
+    shown = selected if selected in graph else focus if focus in graph else None
+    return {"nodes": nodes, "edges": edges, "options": options, "legend": legend,
+            "line_legend": line_legend(graph, shown), "digest": key,
             "focus": focus if focus in graph else None, "selected": selected if selected in graph else None,
             "fixed_labels": len(nodes) <= FIXED_LABEL_NODES, "label_px": LABEL_PX}
 

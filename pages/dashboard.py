@@ -37,8 +37,7 @@ def _thread(t: object) -> str:
     return t if isinstance(t, str) else " & ".join(t)  # type: ignore[arg-type]
 
 
-NONE_FOUND = {"characters": "No chapter of this work names a character (spaCy finds people by their names), so there "
-                            "is nothing to retain yet.",
+NONE_FOUND = {"characters": "No chapter of this work names a character, so there is nothing to retain yet.",
               "relationships": "No two characters meet in this work's chapters (within the co-occurrence window or "
                                "as subject and object of one verb), so there is no relationship to retain yet."}
 
@@ -132,7 +131,7 @@ def _comparison(result: retention.WorkRetention, params: retention.RetentionPara
 
 st.title("Retention")
 st.caption("Which characters and relationships the story keeps, chapter by chapter: the metrics of *Remember Me* "
-           "(Tan et al.), from spaCy names, co-occurrence windows and verb links.")
+           "(Tan et al.), from the graph's characters, co-occurrence windows and verb links.")
 work_id = work_picker()
 if work_id is not None:
     with st.expander("Relationship settings"):
@@ -141,6 +140,11 @@ if work_id is not None:
         min_pairs = st.number_input("Ignore relationships seen fewer times per chapter than", 1, 50, 1)
     params = retention.RetentionParams(window_sentences=window, verb_links=verbs, min_pair_count=int(min_pairs))
     result = _analyse(work_id, params)
+    if result.from_graph:
+        st.caption("Characters are the knowledge graph's characters, counted as the Graph page counts them.")
+    elif result.chapters:
+        st.info("This work has no knowledge graph yet, so characters are the names spaCy labels as people; build "
+                "the graph on the Graph page and Retention counts the same characters the Graph page shows.")
     if not result.chapters:
         st.info("This work has no chapters yet.")
     else:

@@ -107,11 +107,10 @@ prune = c4.checkbox("Prune", key="kg_prune", help="KGScore: hide entities with f
                     disabled=mode == "ego")
 edge_labels = c4.checkbox("Edge labels", key="kg_edge_labels", help="The most frequent label on each line")
 search = c5.text_input("Search an entity", key="kg_search", placeholder="e.g. Lizzy", disabled=mode == "ego")
-if highlight:
-    note, clear = st.columns([5, 1])
-    note.info(f"Showing the {len(highlight.entity_ids)} entities that graph mode walked for "
-              f"“{highlight.question}” and the relationships among them.")
-    clear.button("Show the whole graph", key="kg_clear_highlight", on_click=KG_HIGHLIGHT.pop)
+if highlight:  # the button on its own line: squeezed into a sixth of the page its label was cut
+    st.info(f"Showing the {len(highlight.entity_ids)} entities that graph mode walked for "
+            f"“{highlight.question}” and the relationships among them.")
+    st.button("Show the whole graph", key="kg_clear_highlight", on_click=KG_HIGHLIGHT.pop)
 params = kg_views.ViewParams(as_of=as_of, mode=mode, types=tuple(types), min_mentions=int(min_mentions), prune=prune,
                              search="" if mode == "ego" else search, top_n=int(top_n), radius=int(radius),
                              top_characters=int(top_characters), center=center,
@@ -131,6 +130,12 @@ elif ids and details.get() not in ids:
     details.set(view.focus if view.focus in ids else ids[0])
 
 
+ISOLATED_COLUMNS = {"entity": st.column_config.TextColumn("entity", width="large"),
+                    "mentions": st.column_config.NumberColumn("mentions", width="small"),
+                    "type": st.column_config.TextColumn("type", width="small"),
+                    "first": st.column_config.NumberColumn("first chapter", width="small")}
+
+
 def open_clicked() -> None:
     KG_OPEN_NODE.set((KG_DRAWING.get() or {}).get("node"))
 
@@ -140,15 +145,13 @@ def open_listed(isolated: list[str]) -> None:
     KG_OPEN_NODE.set(isolated[rows[0]] if rows else None)
 
 
-drawing, beside = st.columns([4, 1]) if view.isolated else (st.container(), None)
-with drawing:
-    graph_view(kg_views.view_payload(view, edge_labels, details.get()), height=600,
-               key=KG_DRAWING.key, on_click=open_clicked)
-if beside is not None:
-    beside.caption(f"Related to no one shown ({len(view.isolated)}): click one for its details")
-    beside.dataframe(kg_views.isolated_rows(view), hide_index=True, height=min(560, 35 * len(view.isolated) + 40),
-                     key=KG_ISOLATED.key,
-                     on_select=lambda: open_listed(view.isolated), selection_mode="single-row")
+graph_view(kg_views.view_payload(view, edge_labels, details.get()), height=600, key=KG_DRAWING.key,
+           on_click=open_clicked)
+if view.isolated:  # below the drawing, full width: in a fifth of the page beside it the columns were cut
+    st.caption(f"Related to no one shown ({len(view.isolated)}): click one for its details")
+    st.dataframe(kg_views.isolated_rows(view), hide_index=True, height=min(320, 35 * len(view.isolated) + 40),
+                 key=KG_ISOLATED.key, on_select=lambda: open_listed(view.isolated), selection_mode="single-row",
+                 column_config=ISOLATED_COLUMNS)
 
 if ids:
     details_section(store, work_id, view, ids, labels, details.key)

@@ -21,7 +21,7 @@ var network = null;
     window.parent.postMessage(Object.assign({isStreamlitMessage: true, type: type}, data || {}), "*");
   }
 
-  function showLegend(items) {
+  function showLegend(items, lines) {
     var box = document.getElementById("legend");
     box.replaceChildren();
     items.forEach(function (item) {
@@ -32,6 +32,18 @@ var network = null;
       dot.style.background = item.color;
       row.appendChild(dot);
       row.appendChild(document.createTextNode(item.type));
+      box.appendChild(row);
+    });
+    // One row per line style drawn: a short sample of the line, then what it means.
+    (lines || []).forEach(function (item) {
+      var row = document.createElement("span");
+      row.className = "item line";
+      var sample = document.createElement("span");
+      sample.className = "sample";
+      sample.style.borderTopStyle = item.style;
+      sample.style.borderTopColor = item.color;
+      row.appendChild(sample);
+      row.appendChild(document.createTextNode(item.text));
       box.appendChild(row);
     });
   }
@@ -68,7 +80,12 @@ var network = null;
     nodes = new vis.DataSet(args.nodes);
     edges = new vis.DataSet(args.edges);
     network = new vis.Network(document.getElementById("graph"), {nodes: nodes, edges: edges}, args.options);
-    network.once("stabilizationIterationsDone", function () {
+    var finished = false;
+    function finish() {
+      if (finished) {
+        return;
+      }
+      finished = true;
       network.setOptions({physics: false});
       network.fit();
       keepReadable();
@@ -83,7 +100,14 @@ var network = null;
         status.textContent = "";
       }
       document.body.dataset.drawn = args.digest;
-    });
+    }
+    if (args.options.physics && args.options.physics.enabled) {
+      network.once("stabilizationIterationsDone", finish);
+    } else {
+      // positioned in Python (core.viz_layout): nothing settles; finish once the first frame is drawn
+      network.once("afterDrawing", finish);
+      network.redraw();
+    }
     network.on("zoom", keepReadable);
     network.on("click", function (event) {
       if (event.nodes.length) {
@@ -103,7 +127,7 @@ var network = null;
     document.getElementById("graph").style.height = args.height + "px";
     document.getElementById("hint").style.display = args.nodes.length ? "" : "none";
     send("streamlit:setFrameHeight", {height: args.height + 4});
-    showLegend(args.legend || []);
+    showLegend(args.legend || [], args.line_legend || []);
     if (args.digest !== drawnKey) {
       drawnKey = args.digest;
       draw(args);

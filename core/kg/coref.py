@@ -73,6 +73,7 @@ class ChapterCoref:
     narrator: str | None = None                                      # who "I" is in the narration, if clear
     character_evidence: Counter[str] = field(default_factory=Counter)
     place_evidence: Counter[str] = field(default_factory=Counter)
+    thing_evidence: Counter[str] = field(default_factory=Counter)   # a maker's name: "a Colt's revolver"
     stats: Counter[str] = field(default_factory=Counter)
 
 
@@ -106,6 +107,10 @@ class _Chapter(EvidenceMixin, DialogueMixin, NarrationMixin, PronounMixin, Turns
         # writer, addressee) of the token ranges of its letters' paragraphs
         self.letter_quotes: set[int] = set()             # ids of the quotes inside a letter
         self.named_addressee: set[int] = set()           # ids of the quotes whose addressee the text names
+        # lower-case words and name mentions of the chapter: a name the chapter also writes in lower case as often
+        # ("the womb of Time" beside "time") is a common noun, never a pronoun's antecedent (EvidenceMixin.is_thing)
+        self.common: Counter[str] = Counter(t.lower_ for doc in docs for t in doc if t.is_alpha and t.is_lower)
+        self.name_total: Counter[str] = Counter(m.name for per_doc in mentions for m in per_doc)
 
 
 def resolve_chapter(docs: Sequence[Doc], mentions: Sequence[Sequence[NamedSpan]],

@@ -60,7 +60,7 @@ class PronounMixin:
                     if m is not None:
                         if tok.i == m.start:
                             subject, verb = _role(doc[m.end - 1])
-                            if not self.is_place(m.name):
+                            if not self.is_place(m.name) and not self.is_thing(m.name):
                                 recent.append(_Entry(sentence, m.name, subject, d, verb, quote_ids[tok.i],
                                                      self.out.gender.get(m.name)))
                         continue

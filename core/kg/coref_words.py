@@ -6,7 +6,8 @@ Small, hand-written lists for nineteenth- and early twentieth-century English fi
 """
 from __future__ import annotations
 
-from core.kg.evidence import PLACE_WORDS
+from core.kg.evidence import PLACE_SUFFIXES, PLACE_WORDS  # noqa: F401 - PLACE_WORDS re-exported
+from core.kg.given_names import FEMALE_NAMES, MALE_NAMES, is_given_name
 from core.kg.names import parse_name
 
 # Verbs of saying as the parser sees them after a quotation ("said Lydia"): their subject is a speaker, a character.
@@ -30,41 +31,22 @@ MALE_HONORIFICS = frozenset({"Mr.", "Sir", "Lord", "King", "Prince", "Duke", "Co
                              "Sergeant", "Admiral", "Inspector", "Rev.", "Professor"})
 FEMALE_HONORIFICS = frozenset({"Mrs.", "Miss", "Ms.", "Lady", "Dame", "Madam", "Madame", "Mademoiselle", "Queen",
                                "Princess", "Duchess", "Countess", "Baroness", "Aunt", "Mother", "Sister"})
-FEMALE_NAMES = frozenset("""
-Abigail Ada Adela Adelaide Agatha Agnes Alice Alicia Amelia Amy Angela Ann Anna Anne Annie Arabella Augusta Barbara
-Beatrice Belle Bertha Beth Betsy Betty Caroline Catherine Cecilia Cecily Charlotte Christina Clara Clarissa Constance
-Cynthia Daisy Diana Dinah Dorothea Dorothy Edith Eleanor Elinor Eliza Elizabeth Ellen Elsie Emily Emma Esther Ethel
-Evelyn Fanny Flora Florence Frances Georgiana Georgina Gertrude Grace Hannah Harriet Helen Henrietta Hester Hetty Ida
-Irene Isabel Isabella Jane Janet Jemima Jenny Jessie Joan Josephine Julia Juliet Kate Katherine Kitty Laura Lizzy
-Lily Louisa Louise Lucy Lydia Mabel Madeline Margaret Maria Marian Marianne Martha Mary Matilda Maud Meg Mercedes
-Mildred Miriam Molly Nancy Nell Nelly Olive Olivia Patience Peggy Penelope Phoebe Polly Priscilla Rachel Rebecca Rose
-Rosa Rosamond Ruth Sally Sarah Sibyl Sophia Sophie Susan Susanna Sylvia Ursula Victoria Violet Winifred
-""".split())
-MALE_NAMES = frozenset("""
-Adam Albert Alfred Allan Andrew Anthony Archibald Arthur Augustus Basil Benjamin Bob Cecil Charles Christopher Clement
-Daniel David Dick Dorian Edgar Edmund Edward Edwin Ernest Eugene Felix Francis Frank Fred Frederick Geoffrey George
-Gerald Gilbert Guy Harold Harry Hector Henry Herbert Horace Hugh Isaac Jack Jacob James Jasper Jim Joe John Joseph
-Joshua Julius Laurence Lawrence Leonard Lewis Lionel Matthew Michael Ned Nicholas Oliver Patrick Paul Percy Peter
-Philip Ralph Richard Robert Samuel Stephen Theodore Thomas Tim Timothy Tom Victor Walter Wilfred William Sherlock
-Ebenezer Hal Fritz Teddy Laurie
-""".split())
-
 # After these prepositions a name is a place ("in Seattle", "at Longbourn"); "to"/"from"/"toward" only after a verb
 # of motion ("went to Dawson"; "said to Perrault" is a person).
 PLACE_PREPOSITIONS = frozenset({"in", "at", "into", "near", "within", "inside", "throughout", "across", "through",
                                 "around", "beyond", "outside"})
 DIRECTION_PREPOSITIONS = frozenset({"to", "from", "toward", "towards", "for"})
+# Verbs aimed "at" someone: "growled at Thomas Reed", "laughed at Curly" name no place.
+AT_PERSON_VERBS = frozenset("""look looks looked looking stare stares stared staring glance glanced gaze gazed laugh
+laughs laughed laughing smile smiles smiled smiling growl growls growled snarl snarled bark barked shout shouted
+yell yelled scream screamed wink winked nod nodded frown frowned sneer sneered point pointed aim aimed fire fired
+shoot shot throw threw thrown snap snapped wave waved grin grinned scowl scowled glare glared peer peered jeer
+jeered rush rushed sprang spring leap leaped leapt fly flew strike struck swear swore curse cursed""".split())
 MOTION_VERBS = frozenset("""go goes went gone going come comes came coming return returns returned returning travel
 travels travelled traveled travelling journey journeyed sail sails sailed sailing drive drove driven ride rode ridden
 walk walked walking run ran arrive arrived arriving move moved removed remove hurry hurried set start started
 started leave left leaving head headed fly flew flown bound march marched proceed proceeded retire retired
 """.split())
-PLACE_SUFFIXES = PLACE_WORDS | frozenset({"sound", "river", "lake", "mountain", "mountains", "valley", "bay", "island",
-                                         "islands", "creek", "pass", "range", "sea", "ocean", "city", "town", "county",
-                                         "inlet", "harbour", "harbor", "hill", "hills", "bridge", "church",
-                                         "cathedral", "college", "gardens", "garden", "row", "crescent", "terrace",
-                                         "mount", "forest", "wood", "moor", "heath", "station", "inn", "hotel",
-                                         "palace", "cove", "point", "falls", "canyon", "gulch"})
 SPEECH_LEMMAS = SPEECH_VERBS | frozenset("""say says said cry cries cried reply replies replied answer answers answered
 exclaim exclaimed ask asks asked add adds added continue continued observe observed return returned rejoin rejoined whisper
 whispered shout shouted mutter muttered murmur murmured call called think thought laugh laughed sigh sighed smile
@@ -87,6 +69,50 @@ marriage death life letter name opinion feelings temper pride manners surprise a
 """.split())
 
 
+# Animals a named character may be ("Curly, a good-natured Newfoundland", "Toots, the Japanese pug", "two native
+# huskies, Teek and Koona", "Nig was a huge black dog"): a name in apposition with one of these, or said to be one, is
+# a character (issue 37: the dogs of The Call of the Wild were typed as places and an organization).
+ANIMAL_NOUNS = frozenset("""dog dogs husky huskies pug pugs hound hounds terrier terriers setter setters collie collies
+bloodhound mastiff spaniel retriever pointer newfoundland bernard sheepdog hairless puppy pup pups bitch cur mongrel
+cat cats kitten kittens horse horses mare stallion pony ponies steed charger colt filly mule mules donkey ass cow bull
+ox oxen calf pig hog sheep goat wolf wolves fox bear lion tiger elephant monkey ape bird birds parrot raven crow owl
+eagle hawk canary magpie goose duck mouse mice rat rabbit hare squirrel frog toad turtle tortoise snake serpent
+creature beast brute animal""".split())
+# People nouns an apposition or a predicate may name ("Perrault, a French-Canadian courier", "Manuel was a gardener").
+PERSON_APPOSITIONS = MALE_NOUNS | FEMALE_NOUNS | frozenset("""person child children baby friend courier driver helper
+servant gardener cook maid partner companion fellow youngster stranger giant dwarf""".split())
+
+
+def _inflections(stems: str) -> frozenset[str]:
+    """A verb's stem with its regular -s, -ed and -ing forms (irregular forms are listed beside the stems)."""
+    out: set[str] = set()
+    for stem in stems.split():
+        out.add(stem)
+        out.add(stem + ("es" if stem.endswith(("s", "sh", "ch", "x")) else "s"))
+        base = stem[:-1] if stem.endswith("e") else stem
+        out.add(base + "ed")
+        out.add(base + "ing")
+    return frozenset(out)
+
+
+# What only a living being does: the subject of one of these verbs ("Curly rushed", "Koona howled") acts, which a
+# place, a firm or a weapon does not. Verbs a place or a thing can take as subject (run, lie, stand, rise) are left out.
+ANIMATE_VERBS = _inflections("""bark growl snarl whine whimper howl yelp bite lick sniff smell wag leap spring rush
+fight attack kill hunt eat drink sleep dream wake laugh cry weep smile frown grin sigh sob scream shout yell whisper
+mutter speak talk ask answer reply say think know believe remember forget learn understand want wish hope love hate
+like fear dread despise envy trust obey refuse decide try attempt watch look stare glare gaze listen hear notice
+recognize resent sulk pant crawl creep limp stagger stumble scramble plunge dash bolt flee chase follow accompany
+greet thank beg pray marry kiss embrace hug nod shrug wink""") | frozenset("""ate eaten drank drunk slept dreamt
+dreamed woke woken said spoke spoken thought knew known believed understood leapt leaped sprang sprung fought bit
+bitten fled saw seen heard felt caught stole stolen wept""".split())
+# People's names ending in "land" (first names and surnames), which the "-land" place rule must leave alone.
+LAND_NAMES = frozenset({"Roland", "Rowland", "Leland", "Garland", "Copeland", "Cleland", "Newland", "Ackland",
+                        "Kirkland", "Sutherland", "Strickland", "Rutland", "Loveland"})
+# A first word that makes a name a place ("Lake Bennett", "Mount Vesuvius", "Cape Horn", "Fort Sumter").
+PLACE_PREFIXES = frozenset({"lake", "mount", "mt.", "cape", "fort", "port", "isle", "loch", "lac", "monte", "mont",
+                            "sierra", "rio", "gulf", "strait", "straits"})
+
+
 def prior_gender(name: str) -> str | None:
     """Gender from the honorific or the first name alone ("Mrs. Bennet" f, "Sir William" m, "Lydia" f)."""
     parts = parse_name(name)
@@ -103,5 +129,13 @@ def prior_gender(name: str) -> str | None:
 
 
 def is_place_name(name: str) -> bool:
-    parts = parse_name(name).core
-    return len(parts) >= 2 and parts[-1].lower() in PLACE_SUFFIXES
+    """A place by its shape: a place word at the end ("Queen Charlotte Sound", "Santa Clara Valley") or the start
+    ("Lake Bennett", "Mount Vesuvius"), or one word ending in "land" that is no first name ("Sunland", "Northland";
+    not "Roland")."""
+    parts = parse_name(name)
+    core = parts.core
+    if len(core) >= 2:
+        return core[-1].lower() in PLACE_SUFFIXES or (core[0].lower() in PLACE_PREFIXES and not parts.honorific)
+    word = core[0] if core else ""
+    return (not parts.honorific and len(word) >= 6 and word.lower().endswith("land") and word[:1].isupper()
+            and not is_given_name(word) and word not in LAND_NAMES)

@@ -16,26 +16,66 @@ Proposed links, strongest first; core.kg.resolve still applies every merge guard
            never a bridge between two entities.
 - nickname: the same for a familiar form ("Lizzy", "Eliza" -> Elizabeth; "Kitty" -> Catherine).
 - "Miss Eliza" ~ "Eliza" once "Eliza" has joined an entity (not for "Mrs.").
+- spelling: two spellings of one name that differ only in hyphens, spaces, apostrophes or case ("Sol-leks" ~
+           "Solleks", "MacDonald" ~ "Mac Donald").
+- plural:  a people or a thing named in the singular and the plural ("Moors" ~ "Moor", "Skookum Benches" ~ "Skookum
+           Bench", "Esquimaux" ~ "Esquimau"), never a family ("the Bennets" is not Mr. Bennet: a surname of someone's
+           full name, or a first name, is left alone) and never a name with an honorific.
+- short:   a place's familiar short form, from a small list ("Frisco" ~ "San Francisco"), when both occur.
+
+The first-name and surname links (name, nickname, surname) are for people: a name the text types as a place, a
+group or a thing ("Africa", "Asia", "Yukon", "Dyea") never joins a longer name by its first or last word ("North
+Africa", "Asia Minor", "Yukon Trail", "Dyea Canon" are other places), and the "Y" of "X of Y" is no surname ("Bohemia"
+is not the King of Bohemia).
 """
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core.kg.names import parse_name, surname
-from core.kg.given_names import formal_forms, is_given_name
+from core.kg.given_names import formal_forms, given_name_gender, is_given_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.kg.resolve import MergeGuards
 
 PLACE_WORDS = frozenset({"house", "park", "hall", "lodge", "manor", "court", "castle", "abbey", "place", "street",
                          "square", "lane", "road", "farm", "cottage", "grange", "parsonage", "rectory", "woods"})
+# Last words that make a name a place (core.kg.coref_words.is_place_name reads these too).
+PLACE_SUFFIXES = PLACE_WORDS | frozenset({"sound", "river", "lake", "mountain", "mountains", "valley", "bay", "island",
+                                         "islands", "creek", "pass", "range", "sea", "ocean", "city", "town", "county",
+                                         "inlet", "harbour", "harbor", "hill", "hills", "bridge", "church",
+                                         "cathedral", "college", "gardens", "garden", "row", "crescent", "terrace",
+                                         "mount", "forest", "wood", "moor", "heath", "station", "inn", "hotel",
+                                         "palace", "cove", "point", "falls", "canyon", "gulch", "canon", "trail",
+                                         "minor", "rapids", "saloon", "camp", "crossing", "mile", "fingers"})
+# Place words after a name that is, alone, the same place ("Kynance Cove" is Kynance, "Lizard Point" the Lizard,
+# "Stewart River" the Stewart); other place words make another place ("Dyea Canon", "Yukon Trail", "Asia Minor").
+SAME_PLACE_SUFFIXES = frozenset({"cove", "bay", "point", "island", "isle", "river", "creek", "valley", "head"})
+# Titles written after a name ("Ali Bey", "Osman Pasha"): alone, one is a title, no first name or surname.
+POSTFIX_TITLES = frozenset({"Bey", "Pasha", "Effendi", "Agha", "Aga", "Khan", "Sahib", "Esq.", "Esquire"})
 # Titles a woman takes from her husband's name: a full name with the same surname may be her child's.
 MARRIED_TITLES = frozenset({"Mrs.", "Madame", "Lady", "Dame", "Duchess", "Countess", "Baroness"})
 # Honorifics used with a given name ("Miss Elizabeth", "Sir William", "Lady Catherine").
 FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", "Aunt", "Uncle"})
+# A man's honorifics: "John Brooke" is "Mr. Brooke"; "Mrs. Brooke" is his wife, not a reason to doubt it.
+MAN_TITLES = frozenset({"Mr.", "Sir", "Lord", "Dr.", "Professor", "Rev.", "Colonel", "Captain", "Major", "General",
+                        "Lieutenant", "Sergeant", "Admiral", "Inspector", "Master", "Monsieur", "Uncle"})
+# Familiar short forms of places (the alias evidence of a nickname, for places): short -> full.
+PLACE_SHORT_FORMS = {"Frisco": "San Francisco", "Philly": "Philadelphia", "Chi": "Chicago", "Brum": "Birmingham",
+                     "Frisco Bay": "San Francisco Bay", "Noo Yawk": "New York", "Gotham": "New York"}
+PERSON_KINDS = (None, "character")   # kind_of values a person's name can have (None: no evidence yet)
+
+class KindOf(Protocol):
+    """The type the text gives a name so far (None: no evidence; with `confident`, none short of a clear majority)."""
+
+    def __call__(self, name: str, confident: bool = False) -> str | None: ...
+
+
+def _no_kind(name: str, confident: bool = False) -> str | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -56,6 +96,8 @@ class _Index:
         self.by_familiar_of: dict[str, list[str]] = defaultdict(list)  # formal name -> names using a familiar form
         for name in names:
             parts = parse_name(name)
+            if len(parts.core) >= 2 and "of" in parts.core:
+                continue  # "King of Bohemia", "Ghost of Christmas Past": no first name or surname to share
             if len(parts.core) >= 2:
                 self.by_first[parts.core[0]].append(name)
                 self.by_surname[surname(name) or ""].append(name)
@@ -74,8 +116,10 @@ class _Index:
 
 
 def propose_links(first: dict[str, int], totals: Counter[str], find: Callable[[str], str],
-                  members: dict[str, list[str]], chapter: int, guards: MergeGuards) -> list[Proposal]:
-    """Links among all names seen so far, in a fixed order (so a replay is deterministic)."""
+                  members: dict[str, list[str]], chapter: int, guards: MergeGuards,
+                  kind_of: KindOf = _no_kind) -> list[Proposal]:
+    """Links among all names seen so far, in a fixed order (so a replay is deterministic). `kind_of`: the type the
+    text gives a name so far (None: no evidence), which keeps the people's rules to people."""
     names = sorted(first)
     index = _Index(names)
     out: list[Proposal] = []
@@ -84,10 +128,11 @@ def propose_links(first: dict[str, int], totals: Counter[str], find: Callable[[s
     for name in names:
         out.extend(_surname_links(name, index, find, first, guards))
         out.extend(_place_links(name, index))
+    out.extend(_form_links(names, index, kind_of))
     for name in names:
         parts = parse_name(name)
         if parts.is_bare and len(members[find(name)]) == 1:
-            proposal = _bare_link(name, index, first, totals, find, guards)
+            proposal = _bare_link(name, index, first, totals, find, guards, kind_of)
             if proposal:
                 out.append(proposal)
         elif (parts.honorific not in (None, "Mrs.", "Madame") and len(parts.core) == 1
@@ -108,6 +153,12 @@ def _unique(candidates: list[str], find: Callable[[str], str], own: str) -> str 
 
 def _is_place(name: str) -> bool:
     return parse_name(name).core[-1].lower() in PLACE_WORDS
+
+
+def _place_shaped(name: str) -> bool:
+    """A multi-word name ending in a place word ("Hatherley Farm", "Yukon Trail", "Dyea Canon")."""
+    core = parse_name(name).core
+    return len(core) >= 2 and core[-1].lower() in PLACE_SUFFIXES
 
 
 def _title_links(name: str, index: _Index, find: Callable[[str], str], first: dict[str, int],
@@ -142,6 +193,8 @@ def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: 
         return []
     last = surname(name) or ""
     forms = index.hon_single.get(last, [])
+    if not parts.honorific and given_name_gender(parts.core[0]) == "m":
+        forms = [f for f in forms if parse_name(f).honorific in MAN_TITLES]  # "John Brooke": Mr., not Mrs. Brooke
     if any(parse_name(f).honorific in MARRIED_TITLES for f in forms):
         return []  # "Mrs. Chester" and "May Chester": a mother and her daughter as often as one woman
     if is_given_name(last):  # "London Lydia": "Miss Lydia" uses Lydia as a first name, not a surname
@@ -157,23 +210,32 @@ def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: 
 
 
 def _place_links(name: str, index: _Index) -> list[Proposal]:
-    """"Netherfield House" ~ "Netherfield": a place word after a one-word name nobody carries as a surname
-    ("Lucas Lodge" stays apart from the Lucas family)."""
+    """"Netherfield House" ~ "Netherfield", "Kynance Cove" ~ "Kynance", "Santa Clara Valley" ~ "Santa Clara": a
+    place word (PLACE_WORDS, SAME_PLACE_SUFFIXES) after a name nobody carries as a surname ("Lucas Lodge" stays apart
+    from the Lucas family)."""
     parts = parse_name(name)
-    if parts.honorific or len(parts.core) != 2 or parts.core[1].lower() not in PLACE_WORDS:
+    last = parts.core[-1].lower() if parts.core else ""
+    if (parts.honorific or len(parts.core) < 2 or last not in PLACE_WORDS | SAME_PLACE_SUFFIXES
+            or (len(parts.core) > 2 and last in PLACE_WORDS and last not in SAME_PLACE_SUFFIXES)):
         return []
-    base = parts.core[0]
+    base = " ".join(parts.core[:-1])
     if base not in index.names or index.hon_single.get(base):
         return []
     return [Proposal(name, base, "place")]
 
 
 def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[str], find: Callable[[str], str],
-               guards: MergeGuards) -> Proposal | None:
+               guards: MergeGuards, kind_of: KindOf = _no_kind) -> Proposal | None:
+    person = kind_of(name, confident=True) in PERSON_KINDS or is_given_name(name) or bool(index.hon_single.get(name))
+    if not person or name in POSTFIX_TITLES:
+        return None  # "Africa", "Yukon": a place's name is no first name or surname of "North Africa" (but "Bhaer",
+        # however a chapter typed it, is Mr. Bhaer's); "Bey" is a title
     as_surname = [] if is_given_name(name) else index.by_surname.get(name, [])  # "London Lydia" is no Lydia
     # "Fezziwig" alone is not "Mrs. Fezziwig": a bare surname names the man of the house, if anyone
     titled = [n for n in index.hon_single.get(name, []) if parse_name(n).honorific not in ("Mrs.", "Madame")]
-    direct = set(index.by_first.get(name, [])) | set(as_surname) | set(titled)
+    direct = {c for c in set(index.by_first.get(name, [])) | set(as_surname) | set(titled)
+              if (kind_of(c) in PERSON_KINDS or parse_name(c).honorific) and not _place_shaped(c)}
+    # ("Chichen-Itza Uxmal" is two places, "Hatherley Farm" a farm: neither is a person's full name)
     stale = {c for c in direct if _is_stale(name, c, first, totals, guards)}
     direct -= stale
     familiar: set[str] = set(index.by_familiar_of.get(name.lower(), []))   # "Catherine" -> "Kitty"
@@ -202,6 +264,52 @@ def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[
     target = in_root[0]
     kind = "nickname" if all(c in familiar for c in in_root) else "name"
     return Proposal(name, target, kind)
+
+
+def spelling_key(name: str) -> str:
+    """A name without case, hyphens, spaces and apostrophes: "Sol-leks" and "Solleks" share "solleks"."""
+    return "".join(ch for ch in name.casefold() if ch.isalnum())
+
+
+def singular(word: str) -> list[str]:
+    """The singulars a capitalised plural may have: "Moors" -> Moor, "Benches" -> Bench, "Esquimaux" -> Esquimau."""
+    out = []
+    if word.endswith("ies") and len(word) > 4:
+        out.append(word[:-3] + "y")
+    if word.endswith("es") and len(word) > 3:
+        out.append(word[:-2])
+    if (word.endswith("s") and not word.endswith("ss")) or (word.endswith("x") and word[-2:-1] == "u"):
+        out.append(word[:-1])
+    return [w for w in out if len(w) >= 3]
+
+
+def _form_links(names: list[str], index: _Index, kind_of: KindOf) -> list[Proposal]:
+    """The spelling, plural and short-form links of the module docstring."""
+    out: list[Proposal] = []
+    by_key: dict[str, list[str]] = defaultdict(list)
+    for name in names:
+        by_key[spelling_key(name)].append(name)
+    for same in by_key.values():
+        out.extend(Proposal(a, same[0], "spelling") for a in same[1:])
+    def person(full: str) -> bool:
+        parts = parse_name(full)
+        return bool(parts.honorific) or is_given_name(parts.core[0]) or kind_of(full) == "character"
+    family = {last for last, full in index.by_surname.items() if any(person(f) for f in full)} | set(index.hon_single)
+    for name in names:
+        parts = parse_name(name)
+        if parts.honorific or not parts.core:
+            continue
+        for one in singular(parts.core[-1]):
+            other = " ".join((*parts.core[:-1], one))
+            if other == name or other not in index.names or parse_name(other).honorific:
+                continue
+            if len(parts.core) == 1 and (other in family or is_given_name(other)):
+                continue  # "the Bennets" are a family, "Williams" is not William
+            out.append(Proposal(name, other, "plural"))
+        full = PLACE_SHORT_FORMS.get(name)
+        if full and full in index.names and kind_of(full) not in ("character",):
+            out.append(Proposal(name, full, "short"))
+    return out
 
 
 def _is_stale(bare: str, candidate: str, first: dict[str, int], totals: Counter[str], guards: MergeGuards) -> bool:

@@ -114,3 +114,30 @@ def same_given_name(a: str, b: str) -> bool:
         return True
     fa, fb = formal_forms(la) | {la}, formal_forms(lb) | {lb}
     return bool(fa & fb)
+
+
+# First names with a gender (core.kg.coref_words.prior_gender; alias evidence: John Brooke is Mr. Brooke, not Mrs.)
+FEMALE_NAMES = frozenset("""
+Abigail Ada Adela Adelaide Agatha Agnes Alice Alicia Amelia Amy Angela Ann Anna Anne Annie Arabella Augusta Barbara
+Beatrice Belle Bertha Beth Betsy Betty Caroline Catherine Cecilia Cecily Charlotte Christina Clara Clarissa Constance
+Cynthia Daisy Diana Dinah Dorothea Dorothy Edith Eleanor Elinor Eliza Elizabeth Ellen Elsie Emily Emma Esther Ethel
+Evelyn Fanny Flora Florence Frances Georgiana Georgina Gertrude Grace Hannah Harriet Helen Henrietta Hester Hetty Ida
+Irene Isabel Isabella Jane Janet Jemima Jenny Jessie Joan Josephine Julia Juliet Kate Katherine Kitty Laura Lizzy
+Lily Louisa Louise Lucy Lydia Mabel Madeline Margaret Maria Marian Marianne Martha Mary Matilda Maud Meg Mercedes
+Mildred Miriam Molly Nancy Nell Nelly Olive Olivia Patience Peggy Penelope Phoebe Polly Priscilla Rachel Rebecca Rose
+Rosa Rosamond Ruth Sally Sarah Sibyl Sophia Sophie Susan Susanna Sylvia Ursula Victoria Violet Winifred
+""".split())
+MALE_NAMES = frozenset("""
+Adam Albert Alfred Allan Andrew Anthony Archibald Arthur Augustus Basil Benjamin Bob Cecil Charles Christopher Clement
+Daniel David Dick Dorian Edgar Edmund Edward Edwin Ernest Eugene Felix Francis Frank Fred Frederick Geoffrey George
+Gerald Gilbert Guy Harold Harry Hector Henry Herbert Horace Hugh Isaac Jack Jacob James Jasper Jim Joe John Joseph
+Joshua Julius Laurence Lawrence Leonard Lewis Lionel Matthew Michael Ned Nicholas Oliver Patrick Paul Percy Peter
+Philip Ralph Richard Robert Samuel Stephen Theodore Thomas Tim Timothy Tom Victor Walter Wilfred William Sherlock
+Ebenezer Hal Fritz Teddy Laurie
+""".split())
+
+
+def given_name_gender(word: str) -> str | None:
+    """"m" or "f" for a first name of the lists above, else None."""
+    word = word.capitalize()
+    return "f" if word in FEMALE_NAMES else "m" if word in MALE_NAMES else None

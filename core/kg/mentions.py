@@ -46,6 +46,8 @@ thence therefore moreover furthermore besides perhaps indeed accordingly afterwa
 yonder hullo hallo hello goodbye farewell alas hurrah hurray bravo amen ay aye nay yea ha hah oho aha hush hark
 behold lo pshaw bah humbug tut halloo halloa hallo hillo hilloa hoop whoop pooh chirrup huzza huzzah ahoy egad
 zounds""".split())
+# Parts of speech a one-word name never has (a capitalised adverb or preposition at a sentence start).
+NOT_NAME_POS = frozenset({"ADV", "ADP", "SCONJ", "CCONJ", "DET", "PRON", "PART", "INTJ"})
 # Greetings, toasts and thanks the model takes for names: "Merry Christmas!", "Hilli-ho, Dick!", "Thank'ee!".
 GREETINGS = frozenset({"merry christmas", "happy christmas", "happy new year", "happy birthday", "good morning",
                        "good afternoon", "good evening", "good night", "good day", "good-bye", "thank you",
@@ -80,6 +82,7 @@ class Mention:
     name: str
     type: str
     evidence: bool = False      # typed by what the text says (honorific, speech verb), not the NER label alone
+    label: str = ""             # the NER model's label, where the model found the span ("NORP": a people)
 
 
 def _is_honorific(token_text: str) -> bool:
@@ -106,12 +109,12 @@ def find_mentions(doc: Doc) -> list[Mention]:
             start += 1  # "Come, Darcy" / "Dear Lizzy": the model's span starts too early
         name = normalize_name(doc[start:end].text) if end > start else None
         if (not name or is_exclamation(name) or _starts_greeting(doc, start)
-                or (end - start == 1 and doc[start].is_stop)):
-            continue
+                or (end - start == 1 and (doc[start].is_stop or doc[start].pos_ in NOT_NAME_POS))):
+            continue  # "Beautifully, the ...", "Ere long": an adverb or a preposition the model took for a name
         evidence = start < ent.start or _is_honorific(doc[start].text)
         if evidence:
             etype = "character"
-        found.append(Mention(start, end, name, etype, evidence))
+        found.append(Mention(start, end, name, etype, evidence, ent.label_))
         covered.update(range(start, end))
     for tok in doc:
         if tok.i in covered or not _is_honorific(tok.text) or tok.i + 1 >= len(doc):
@@ -174,7 +177,7 @@ def _title_run(doc: Doc, start: int, covered: set[int]) -> int:
 def _speech_vote(doc: Doc, mention: Mention) -> Mention:
     root = doc[mention.end - 1]
     if not mention.evidence and root.dep_ == "nsubj" and root.head.lower_ in SPEECH_VERBS:
-        return Mention(mention.start, mention.end, mention.name, "character", True)
+        return Mention(mention.start, mention.end, mention.name, "character", True, mention.label)
     return mention
 
 
@@ -207,12 +210,14 @@ def propagate_names(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[
     word a proper noun ("Will you..."); a form followed or preceded by another proper noun is part of a longer name
     and left alone."""
     forms: dict[tuple[str, ...], Counter[tuple[str, str]]] = defaultdict(Counter)
+    labels: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)   # the NER labels a form was found with
     for doc, per_doc in zip(docs, mentions):
         for m in per_doc:
             words = tuple(t.text for t in doc[m.start:m.end])
             if words and words[0][:1].isupper():
                 forms[words][(m.name, m.type)] += 1
-    by_first: dict[str, list[tuple[tuple[str, ...], str, str]]] = defaultdict(list)
+                labels[words][m.label] += 1
+    by_first: dict[str, list[tuple[tuple[str, ...], str, str, str]]] = defaultdict(list)
     for words, owners in forms.items():
         names = {name for name, _ in owners}
         if len(names) == 1:
@@ -222,7 +227,8 @@ def propagate_names(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[
             types: Counter[str] = Counter()
             for (_, etype), count in owners.items():
                 types[etype] += count
-            by_first[words[0]].append((words, names.pop(), types.most_common(1)[0][0]))
+            by_first[words[0]].append((words, names.pop(), types.most_common(1)[0][0],
+                                       labels[words].most_common(1)[0][0]))
     if not by_first:
         return mentions
     out = []
@@ -237,15 +243,49 @@ def propagate_names(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[
                 continue
             if tok.i > 0 and doc[tok.i - 1].pos_ == "PROPN" and doc[tok.i - 1].text[:1].isupper():
                 continue
-            for words, name, etype in sorted(candidates, key=lambda c: -len(c[0])):
+            for words, name, etype, label in sorted(candidates, key=lambda c: -len(c[0])):
                 end = tok.i + len(words)
                 if (end <= len(doc) and all(doc[k].text == w for k, w in zip(range(tok.i, end), words))
                         and not any(k in covered for k in range(tok.i, end))
                         and not (end < len(doc) and doc[end].pos_ == "PROPN" and doc[end].text[:1].isupper())):
-                    added.append(Mention(tok.i, end, name, etype))
+                    added.append(Mention(tok.i, end, name, etype, label=label))
                     covered.update(range(tok.i, end))
                     break
         out.append(sorted([*per_doc, *added], key=lambda m: m.start) if added else per_doc)
+    return out
+
+
+OATH_BEFORE = frozenset({"by", "begad", "egad"})
+QUOTE_MARKS = frozenset({'"', "“", "‘", "'"})
+
+
+def _exclaimed(doc: Doc, m: Mention) -> bool:
+    """Whether a mention is an oath or a bare exclamation rather than a name: "by Gar!", or a whole exclamation of
+    its own ("Sacredam!", "Mush!")."""
+    after = doc[m.end].text if m.end < len(doc) else ""
+    before = doc[m.start - 1] if m.start > 0 else None
+    if before is not None and before.lower_ in OATH_BEFORE and after in ("!", "?"):
+        return True   # not "by X," ("ratified by George II, who..."): only the cry
+    starts = before is None or before.is_space or before.text in QUOTE_MARKS or bool(doc[m.start].is_sent_start)
+    return starts and after == "!"
+
+
+def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[list[Mention]]:
+    """`mentions` without the names that a chapter only ever exclaims (`_exclaimed`): an oath ("by Gar!") or a cry
+    ("Sacredam!") is not a character, while "Buck!" stays, the chapter naming Buck elsewhere too. An oath after "by"
+    is dropped wherever it occurs ("by George!" swears; George elsewhere is still a name)."""
+    exclaimed: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for doc, per_doc in zip(docs, mentions):
+        for m in per_doc:
+            total[m.name] += 1
+            exclaimed[m.name] += _exclaimed(doc, m)
+    only = {name for name, n in total.items() if exclaimed[name] == n}
+    out = []
+    for doc, per_doc in zip(docs, mentions):
+        kept = [m for m in per_doc if m.name not in only
+                and not (m.start > 0 and doc[m.start - 1].lower_ in OATH_BEFORE and _exclaimed(doc, m))]
+        out.append(kept if len(kept) != len(per_doc) else per_doc)
     return out
 
 

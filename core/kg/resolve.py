@@ -9,8 +9,12 @@ undo later merges (a reader is never told early that two names are one person).
 
 A merge is refused when (KGScore) the two nodes share an edge, or both have more than `max_degree` edges (self-loops
 excluded, counted up to the previous chapter); and (Fabula) when the two would carry different honorifics ("Mr.
-Bennet" and "Mrs. Bennet"), two different full names, or names a user has split apart. A user's merges bypass every
-guard but their own later splits.
+Bennet" and "Mrs. Bennet"), two different full names, or names a user has split apart; when one is clearly a person
+and the other clearly a place, group or thing (two thirds of their typed mentions each: "Fez, or Sidi Mohammed"); and
+an "X, or Y" apposition joins people only ("Tunis, or Tripoli," lists two cities). Two spellings or numbers of one
+name and a place's short form ("Sol-leks" / "Solleks", "Moors" / "Moor", "'Frisco") pass every guard but the
+honorific's, and one full name with and without its title ("Mr. Hosmer Angel" / "Hosmer Angel") the KGScore two. A
+user's merges bypass every guard but their own later splits.
 
 Paper: ../shared/seeds/long_story_summaries_kgscore.txt (the names graph, node merging and its two guards).
 """
@@ -21,12 +25,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from core.kg.coref import is_place_name
-from core.kg.evidence import PLACE_WORDS, Proposal, propose_links
+from core.kg.evidence import PLACE_SUFFIXES, Proposal, propose_links
 from core.kg.names import parse_name, surname
 from core.kg.given_names import formal_forms, is_given_name, same_given_name
 from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, KgEntity, NameCount
 
 TYPE_PRIORITY = {t: i for i, t in enumerate(NODE_TYPES)}
+FORM_KINDS = frozenset({"spelling", "plural", "short"})   # core.kg.evidence._form_links
+APPOSITION_OR = "apposition-or"   # "Elizabeth, or Beth,": an alias between people only (core.kg.offline.alias_links)
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,7 @@ def _full_names(names: Iterable[str]) -> list[tuple[str, str]]:
     out = []
     for n in names:
         core = parse_name(n).core
-        if len(core) >= 2 and core[-1].lower() not in PLACE_WORDS:  # "Netherfield Park" is no person's name
+        if len(core) >= 2 and core[-1].lower() not in PLACE_SUFFIXES:  # "Netherfield Park" is no person's name
             out.append((core[0], (surname(n) or "").lower()))
     return out
 
@@ -130,7 +136,7 @@ def familiar_backed(names: list[str]) -> bool:
     titled name fits that full name: "Fritz" + "Friedrich Bhaer" + "Mr. Bhaer" is one man; "Kitty" + "Lady
     Catherine" (no "Catherine X" whose surname is "Catherine") is not."""
     fulls = [(core[0].lower(), (surname(n) or "").lower()) for n in names
-             if len(core := parse_name(n).core) >= 2 and core[-1].lower() not in PLACE_WORDS]
+             if len(core := parse_name(n).core) >= 2 and core[-1].lower() not in PLACE_SUFFIXES]
     for familiar in (n for n in names if parse_name(n).is_bare and formal_forms(n)):
         formals = formal_forms(familiar)
         surnames = {last for first, last in fulls if first in formals}
@@ -146,6 +152,22 @@ def familiar_backed(names: list[str]) -> bool:
                                          or (surname(titled) or "").lower() not in surnames):
                 return False
     return True
+
+
+def _titled_form(a: list[str], b: list[str]) -> bool:
+    """One cluster has a one-word name that the other carries with an honorific ("Bhaer" and "Mr. Bhaer"): whatever
+    a chapter's NER labels said of the bare word, it is that person's name."""
+    for one, other in ((a, b), (b, a)):
+        bare = {n for n in one if parse_name(n).is_bare}
+        if any(parse_name(n).honorific and set(parse_name(n).core) & bare for n in other):
+            return True
+    return False
+
+
+def _same_full_name(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Both clusters hold the same first name and surname (with or without an honorific)."""
+    cores_a = {parse_name(n).core for n in a if len(parse_name(n).core) >= 2}
+    return any(parse_name(n).core in cores_a for n in b if len(parse_name(n).core) >= 2)
 
 
 def different_full_names(a: Iterable[str], b: Iterable[str]) -> bool:
@@ -187,16 +209,52 @@ class _Replay:
             return False
         return any(frozenset((x, y)) in self.cannot for x in a for y in b)
 
+    def kind_of(self, name: str, confident: bool = False) -> str | None:
+        """The type the text gives a name so far (its commonest chapter type), or None without evidence; with
+        `confident`, only a type held by two thirds of at least three typed mentions (one NER label calling
+        "Darcy" a work of art in "Come, Darcy," is no evidence that Darcy is a thing)."""
+        votes = self.type_votes.get(name)
+        if not votes:
+            return None
+        kind = pick_type(votes)
+        if confident and (sum(votes.values()) < 3 or votes[kind] * 3 < 2 * sum(votes.values())):
+            return None
+        return kind
+
+    def _kinds(self, names: list[str]) -> Counter[str]:
+        votes: Counter[str] = Counter()
+        for n in names:
+            votes.update(self.type_votes.get(n, {}))
+        return votes
+
+    def _other_kinds(self, a: list[str], b: list[str]) -> bool:
+        """One cluster clearly a person, the other clearly a place, group or thing (two thirds of at least two
+        typed mentions each): "Fez, or Sidi Mohammed" lists two things; "Lake Bennett" is no Bennett."""
+        va, vb = self._kinds(a), self._kinds(b)
+        ta, tb = sum(va.values()), sum(vb.values())
+        if ta < 2 or tb < 2:
+            return False
+        person_a, person_b = va["character"] / ta, vb["character"] / tb
+        return (person_a >= 2 / 3 and person_b <= 1 / 3) or (person_b >= 2 / 3 and person_a <= 1 / 3)
+
     def refusal(self, a: list[str], b: list[str], kind: str) -> str | None:
         """Why clusters `a` and `b` must stay apart, or None."""
         if self._blocked_by_user(a, b):
             return "user_split"
         if kind == "user":
             return None
+        if kind in FORM_KINDS:   # one word in two spellings or numbers: no other guard but the honorific's
+            return None if compatible_honorifics(_honorifics(a) | _honorifics(b)) else "honorific"
+        if self._other_kinds(a, b) and not _titled_form(a, b):
+            return "kind"
+        if kind == APPOSITION_OR and not all(self.kind_of(n) in (None, "character") for n in (*a, *b)):
+            return "alternatives"  # "Tunis, or Tripoli,": a list of places, not one place's two names
         if not compatible_honorifics(_honorifics(a) | _honorifics(b)):
             return "honorific"
         if different_full_names(a, b):
             return "full_name"
+        if kind == "title" and _same_full_name(a, b):
+            return None   # "Mr. Hosmer Angel" and "Hosmer Angel": one full name with and without its title
         if self._share_edge(a, b):
             return "shared_edge"
         if self._degree(a) > self.guards.max_degree and self._degree(b) > self.guards.max_degree:
@@ -253,7 +311,7 @@ class _Replay:
             self.try_union(al.name_a, al.name_b, al.kind, chapter)
         for _ in range(4):  # a merge can make another proposal unambiguous: repeat until nothing changes
             merged = sum(self._apply(p, chapter) for p in propose_links(
-                self.first, self.totals, self.forest.find, self.forest.members, chapter, self.guards))
+                self.first, self.totals, self.forest.find, self.forest.members, chapter, self.guards, self.kind_of))
             if not merged:
                 break
         for name, others in self.current.items():
@@ -349,7 +407,9 @@ def resolve(inp: ResolutionInput, guards: MergeGuards | None = None) -> Resoluti
         votes: Counter[str] = Counter()
         for n in members:
             votes.update(replay.type_votes.get(n, {}))
-            if is_given_name(parse_name(n).core[0]) and not is_place_name(n):  # not "Queen Charlotte Sound"
+            if is_place_name(n):   # "Lake Bennett", "Sunland": a place by its shape, whatever a chapter said
+                votes["location"] += 2 * replay.totals[n]
+            elif is_given_name(parse_name(n).core[0]):  # not "Queen Charlotte Sound"
                 votes["character"] += replay.totals[n]
         clusters.append(Cluster(names, pick_label(names), pick_type(votes)))
     _apply_labels(clusters, inp.decisions)

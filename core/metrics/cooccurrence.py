@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.metrics.extract import ChapterMentions
+from core.metrics.extract import PERSON, ChapterMentions
 
 Pair = tuple[str, str]
 DEFAULT_WINDOW = 3
@@ -52,7 +52,7 @@ def count_chapter(extraction: ChapterMentions, resolve: Callable[[str], str | No
 
     out = ChapterCounts()
     by_sentence: dict[int, set[str]] = defaultdict(set)
-    for sentence, surface in extraction.mentions:
+    for sentence, surface, _ in extraction.mentions:
         name = canonical(surface)
         if name:
             out.characters[name] += 1
@@ -73,5 +73,6 @@ def count_chapter(extraction: ChapterMentions, resolve: Callable[[str], str | No
 
 
 def surface_counts(extractions: list[ChapterMentions]) -> Counter[str]:
-    """How often each raw surface form is mentioned across a work: the input of the default alias resolver."""
-    return Counter(surface for e in extractions for _, surface in e.mentions)
+    """How often each raw surface form labelled PERSON is mentioned across a work: the input of the default alias
+    resolver (the paper's NER characters)."""
+    return Counter(surface for e in extractions for _, surface, label in e.mentions if label == PERSON)

@@ -1,5 +1,10 @@
-"""What the retention metrics read from a chapter's text, with spaCy: PERSON mentions (with the sentence each is
-in) and verb-mediated links (a character subject and a character object of the same verb).
+"""What the retention metrics read from a chapter's text, with spaCy: named mentions (with the sentence each is in
+and spaCy's label) and verb-mediated links (a named subject and a named object of the same verb).
+
+Which of these names are characters is not decided here: with a knowledge graph, a name is a character when the
+graph's entity of that name is one (core.kg.characters, the definition the Graph page uses: "Perrault" is one though
+spaCy labels him an organization, "Colt" is none though it labels it a person); without one, the PERSON label decides,
+as in the Remember Me paper.
 
 The result keeps raw surface forms, not resolved names: resolving aliases and counting co-occurrences are cheap
 and depend on settings (the alias graph, the window), while parsing is the slow part. So a chapter is parsed once
@@ -20,7 +25,10 @@ if TYPE_CHECKING:  # spaCy is imported when a pipeline is loaded, not when the C
 from core.metrics.aliases import HONORIFICS
 from core.nlp import clean_for_parsing, load_spacy
 
-EXTRACTOR_VERSION = 1  # bump when the payload's meaning changes: stored extractions of other versions are redone
+EXTRACTOR_VERSION = 2  # bump when the payload's meaning changes: stored extractions of other versions are redone
+PERSON = "PERSON"
+# spaCy's labels of the names a knowledge graph may call a character (a dog labelled ORG, a man labelled GPE)
+NAME_LABELS = frozenset({"PERSON", "ORG", "NORP", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT"})
 # Skipped while parsing: verbs are recognised by the tagger's fine tags (VB*), so lemmas and the coarse POS of
 # the attribute ruler are never read (saves ~13% of parsing time).
 UNUSED_PIPES = ("lemmatizer", "attribute_ruler")
@@ -40,10 +48,11 @@ def load_nlp() -> Language:
 
 @dataclass
 class ChapterMentions:
-    """PERSON mentions as (sentence number within the chapter, surface text), and (subject, object) verb links."""
+    """Named mentions as (sentence number within the chapter, surface text, spaCy label), and (subject, object) verb
+    links between named mentions."""
 
     sentences: int = 0
-    mentions: list[tuple[int, str]] = field(default_factory=list)
+    mentions: list[tuple[int, str, str]] = field(default_factory=list)
     verb_links: list[tuple[str, str]] = field(default_factory=list)
 
     def to_payload(self) -> dict[str, Any]:
@@ -56,8 +65,12 @@ class ChapterMentions:
         if payload.get("v") != EXTRACTOR_VERSION:
             return None
         return cls(sentences=int(payload["sentences"]),
-                   mentions=[(int(s), str(n)) for s, n in payload["mentions"]],
+                   mentions=[(int(s), str(n), str(label)) for s, n, label in payload["mentions"]],
                    verb_links=[(str(a), str(b)) for a, b in payload["verb_links"]])
+
+    def persons(self) -> set[str]:
+        """The surface forms spaCy labelled PERSON in this chapter."""
+        return {surface for _, surface, label in self.mentions if label == PERSON}
 
 
 def split_passages(text: str) -> list[str]:
@@ -85,9 +98,9 @@ def _surface(ent: Span) -> str:
     return " ".join(ent.doc[start:ent.end].text.split())
 
 
-def _persons(doc: Doc) -> dict[int, str]:
-    """Token position -> the surface text of the PERSON entity it belongs to."""
-    return {t.i: _surface(ent) for ent in doc.ents if ent.label_ == "PERSON" for t in ent}
+def _names(doc: Doc) -> dict[int, str]:
+    """Token position -> the surface text of the named entity (NAME_LABELS) it belongs to."""
+    return {t.i: _surface(ent) for ent in doc.ents if ent.label_ in NAME_LABELS for t in ent}
 
 
 def _with_conjuncts(tokens: Iterable[Token]) -> list[Token]:
@@ -112,11 +125,10 @@ def _verb_links(doc: Doc, persons: dict[int, str]) -> list[tuple[str, str]]:
 
 def _read_doc(doc: Doc, into: ChapterMentions) -> None:
     starts = [s.start for s in doc.sents]
-    persons = _persons(doc)
     for ent in doc.ents:
-        if ent.label_ == "PERSON":
-            into.mentions.append((into.sentences + bisect_right(starts, ent.start) - 1, _surface(ent)))
-    into.verb_links += _verb_links(doc, persons)
+        if ent.label_ in NAME_LABELS:
+            into.mentions.append((into.sentences + bisect_right(starts, ent.start) - 1, _surface(ent), ent.label_))
+    into.verb_links += _verb_links(doc, _names(doc))
     into.sentences += len(starts)
 
 

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.domain import ChapterInfo
-from core.metrics.aliases import AliasResolver, build_default_resolver, build_graph_resolver
+from core.kg.characters import chapter_characters, character_resolver
+from core.kg.types import KgEntity
+from core.metrics.aliases import AliasResolver, build_default_resolver, clean_surface
 from core.metrics.cooccurrence import DEFAULT_WINDOW, Pair, count_chapter, surface_counts
 from core.metrics.extract import ChapterMentions, extract_chapters, load_nlp
 from core.metrics.retention import (METRIC_LABELS, METRICS, DroppedThread, Presence, RetentionRow, dropped_threads,
@@ -69,6 +71,7 @@ class WorkRetention:
     title: str
     chapters: list[ChapterRetention]
     recomputed: list[int] = field(default_factory=list)  # chapters parsed by this call; the rest were cached
+    from_graph: bool = False    # characters are the knowledge graph's (core.kg.characters); else spaCy's PERSON names
 
     def counts(self, kind: str) -> list[Counter[Any]]:
         return [c.character_counts if kind == "characters" else c.relationship_counts for c in self.chapters]
@@ -129,34 +132,52 @@ def extract_work(store: Store, work_id: int, nlp: Language | None = None,
     return chapters, [extractions[c.index] for c in chapters], [c.index for c in stale]
 
 
-def resolver_for_work(store: Store, work_id: int, extractions: Sequence[ChapterMentions]) -> AliasResolver:
-    """The alias resolver used when the caller gives none: the work's alias graph where it has one, in front of
-    the default name-shape heuristic over every name the work mentions.
-
-    The graph is read through `kg_entities(work_id)` (core.kg.store.KgStore, which the SQL store also implements)
-    when the store offers it; a work whose graph has not been built resolves with the heuristic alone.
-    """
-    default = build_default_resolver(surface_counts(list(extractions)))
+def graph_entities(store: Store, work_id: int) -> list[KgEntity]:
+    """The work's graph entities, read through `kg_entities(work_id)` (core.kg.store.KgStore, which the SQL store
+    implements) when the store offers it; [] when the work has no graph."""
     kg_entities = getattr(store, "kg_entities", None)
-    entities = kg_entities(work_id) if callable(kg_entities) else []
-    if not entities:
-        return default
-    return build_graph_resolver(((e.label, e.type, e.aliases) for e in entities), default)
+    return list(kg_entities(work_id)) if callable(kg_entities) else []
+
+
+def persons_only(resolve: AliasResolver, extractions: Sequence[ChapterMentions]) -> AliasResolver:
+    """`resolve` for the surface forms spaCy labelled PERSON somewhere in the work; None for every other name."""
+    persons = set().union(*(e.persons() for e in extractions)) if extractions else set()
+    return lambda surface: resolve(surface) if surface in persons else None
+
+
+def resolver_for_work(store: Store, work_id: int, extractions: Sequence[ChapterMentions]) -> AliasResolver:
+    """The alias resolver used when the caller gives none. With a knowledge graph: the graph's characters
+    (core.kg.characters, the Graph page's definition), and nothing else. Without one: spaCy's PERSON names grouped
+    by the default name-shape heuristic (the paper's NER characters)."""
+    entities = graph_entities(store, work_id)
+    if entities:
+        return character_resolver(entities, clean_surface)
+    return persons_only(build_default_resolver(surface_counts(list(extractions))), extractions)
 
 
 def analyse_work(store: Store, work_id: int, params: RetentionParams | None = None,
                  resolver: AliasResolver | None = None, nlp: Language | None = None,
                  on_progress: ProgressFn | None = None) -> WorkRetention:
-    """The five metrics for characters and relationships, per chapter, for one work."""
+    """The five metrics for characters and relationships, per chapter, for one work.
+
+    With a knowledge graph (and no `resolver` given), the characters of each chapter are the graph's characters with
+    the graph's mention counts (core.kg.characters.chapter_characters), so Retention and the Graph page name the
+    same characters; relationships are the co-occurrences and verb links of their names. A given `resolver` (a bench
+    comparing works with one heuristic) decides alone, over the PERSON names."""
     params = params or RetentionParams()
     work = store.get_work(work_id)
     chapters, extractions, parsed = extract_work(store, work_id, nlp, on_progress)
-    resolve = resolver or resolver_for_work(store, work_id, extractions)
+    entities = graph_entities(store, work_id) if resolver is None else []
+    resolve = persons_only(resolver, extractions) if resolver else resolver_for_work(store, work_id, extractions)
     counts = [count_chapter(e, resolve, params.window_sentences, params.verb_links, params.min_pair_count)
               for e in extractions]
+    if entities:
+        per_chapter = chapter_characters(entities, store.kg_name_counts(work_id))
+        for info, c in zip(chapters, counts):
+            c.characters = Counter(per_chapter.get(info.index, {}))
     char_rows = retention_series([set(c.characters) for c in counts])
     rel_rows = retention_series([set(c.relationships) for c in counts])
-    return WorkRetention(work_id=work.id, title=work.title, recomputed=parsed, chapters=[
+    return WorkRetention(work_id=work.id, title=work.title, recomputed=parsed, from_graph=bool(entities), chapters=[
         ChapterRetention(index=info.index, title=info.title, characters=cr, relationships=rr,
                          character_counts=c.characters, relationship_counts=c.relationships)
         for info, c, cr, rr in zip(chapters, counts, char_rows, rel_rows)])

@@ -145,6 +145,10 @@ class StoreWithGraph:
     def kg_entities(self, work_id: int):  # noqa: ANN201
         return self._entities
 
+    def kg_name_counts(self, work_id: int, upto_chapter: int | None = None):  # noqa: ANN201
+        from core.kg.types import NameCount
+        return [NameCount(n.name, n.first_chapter, e.type, n.count) for e in self._entities for n in e.names]
+
 
 def test_the_works_alias_graph_is_used_when_present(store) -> None:  # noqa: ANN001
     from core.kg.types import EntityName, KgEntity

@@ -66,7 +66,8 @@ def test_default_resolver_cleans_and_passes_unknown_names_through() -> None:
 EXTRACTION = ChapterMentions(
     sentences=6,
     # sentence 0: Lizzy + Jane; 2: Darcy; 3: Jane; 5: Bingley alone
-    mentions=[(0, "Lizzy"), (0, "Jane"), (2, "Darcy"), (3, "Jane"), (3, "Jane"), (5, "Bingley")],
+    mentions=[(0, "Lizzy", "PERSON"), (0, "Jane", "PERSON"), (2, "Darcy", "PERSON"), (3, "Jane", "PERSON"),
+              (3, "Jane", "PERSON"), (5, "Bingley", "PERSON"), (5, "Longbourn", "GPE")],
     verb_links=[("Darcy", "Lizzy"), ("Bingley", "Nobody")],
 )
 RESOLVE = {"Lizzy": "Elizabeth", "Jane": "Jane", "Darcy": "Darcy", "Bingley": "Bingley"}.get
@@ -90,7 +91,7 @@ def test_three_sentence_window_and_verb_links() -> None:
 
 
 def test_aliases_merge_before_counting() -> None:
-    extraction = ChapterMentions(sentences=1, mentions=[(0, "Lizzy"), (0, "Elizabeth")],
+    extraction = ChapterMentions(sentences=1, mentions=[(0, "Lizzy", "PERSON"), (0, "Elizabeth", "PERSON")],
                                    verb_links=[("Lizzy", "Elizabeth")])
     counts = count_chapter(extraction, lambda s: "Elizabeth", window_sentences=1)
     assert counts.characters == {"Elizabeth": 2}
@@ -102,6 +103,7 @@ def test_pairs_are_unordered_and_window_is_validated() -> None:
     with pytest.raises(ValueError):
         count_chapter(EXTRACTION, RESOLVE, window_sentences=0)
     assert surface_counts([EXTRACTION, EXTRACTION])["Jane"] == 6
+    assert "Longbourn" not in surface_counts([EXTRACTION])  # the default resolver sees spaCy's PERSON names only
 
 
 def test_extraction_payload_round_trip_and_version() -> None:
