@@ -1,7 +1,7 @@
 """Summary commands: summarize chapters (with or without the knowledge graph), read, edit and export summaries, and
 score summaries with KGScore, ROUGE and embedding similarity.
 
-    cli.py summarize 3 --chapter 5 [--no-kg | --both] [--llm openai:gpt-4o-mini] --json
+    cli.py summarize 3 --chapter 5 [--no-kg | --both | --extractive] [--llm openai:gpt-4o-mini] --json
     cli.py summarize 3 --all --both [--force] [--estimate]          # resumable; the estimate goes to stderr first
     cli.py summaries show 3 --chapter 5 --json ; summaries list 3 ; summaries export 3 --out book.md
     cli.py summaries preview 3 --chapter 5 [--budget 4096]          # the KG lines it would get, no generation
@@ -19,7 +19,7 @@ from typing import Any
 
 from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli_error, open_store
 from core.llm import LLMError
-from core.summarize import MODES, SummaryParams
+from core.summarize import EXTRACTIVE, MODEL_MODES, MODES, SummaryParams
 
 SCORE_KEYS = ("precision", "recall", "f1", "rouge1", "rouge2", "rougeL", "embedding_similarity")
 
@@ -38,7 +38,9 @@ def _params(args: argparse.Namespace) -> SummaryParams:
 
 
 def _modes(args: argparse.Namespace) -> tuple[str, ...]:
-    return MODES if args.both else (("no_kg",) if args.no_kg else ("kg",))
+    if args.extractive:
+        return (EXTRACTIVE,)
+    return MODEL_MODES if args.both else (("no_kg",) if args.no_kg else ("kg",))
 
 
 @not_found_as_cli_error
@@ -185,6 +187,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--no-kg", action="store_true", help="the baseline: the chapter text only")
     mode.add_argument("--both", action="store_true", help="with and without the knowledge graph")
+    mode.add_argument("--extractive", action="store_true",
+                      help="no model: the chapter's own sentences, chosen with the graph, within --summary-tokens")
     p.add_argument("--force", action="store_true", help="with --all: regenerate up-to-date summaries too")
     p.add_argument("--estimate", action="store_true", help="only print the cost estimate")
     p.add_argument("--budget", type=int, default=None, help="context tokens (default: the model's whole window)")
@@ -194,7 +198,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     group = sub.add_parser("summaries", help="read, edit and export chapter summaries")
     cmds = group.add_subparsers(dest="summaries_command", required=True)
-    p = add_json_flag(cmds.add_parser("show", help="a chapter's summaries (both modes) and the KG lines given"))
+    p = add_json_flag(cmds.add_parser("show", help="a chapter's summaries (every mode) and the KG lines given"))
     p.add_argument("work_id", type=int)
     p.add_argument("--chapter", type=int, required=True)
     p.set_defaults(func=cmd_show)

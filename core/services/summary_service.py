@@ -28,12 +28,19 @@ from core.services import llm_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.services.kg_views import load_graph_data
 from core.store import NotFound, Store
-from core.summarize import (MODE_LABELS, MODES, ChapterInput, ChapterKg, NewSummary, StoredSummary, SummaryParams,
-                            chapter_edges, current, latest_generated, plan_prompt, rank_edges, summarize_chapter)
+from core.summarize import (EXTRACTIVE, MODE_LABELS, MODES, ChapterInput, ChapterKg, NewSummary, StoredSummary,
+                            SummaryParams, chapter_edges, chapter_signals, current, extractive_summary,
+                            latest_generated, plan_prompt, rank_edges, summarize_chapter, target_words)
 
 JOB_KIND = "summaries"
 ROLE = "summarizing"
+EXTRACTIVE_AUTHOR = "extractive"   # the `model` of an extractive summary: no model wrote it
 TEMPLATE_TOKENS = 60          # instruction and chapter markers, for estimates
+
+
+def embedded(llm_name: str) -> bool:
+    """Whether `llm_name` names one of the small embedded models (local:*), whose summaries loop or copy."""
+    return llm_name.split(":", 1)[0] == "local"
 
 
 def approximate_tokens(text: str) -> int:
@@ -101,6 +108,12 @@ class KgContext:
     def edges(self, chapter: int) -> Any:
         counts = {name: by_chapter.get(chapter, 0) for name, by_chapter in self.data.counts.items()}
         return chapter_edges(graph_as_of(self.data, chapter), chapter, counts)
+
+    def signals(self, chapter: int) -> Any:
+        """What the graph says about `chapter` for an extractive summary (None without a graph)."""
+        if not self.store.kg_extracted_chapters(self.work_id):
+            return None
+        return chapter_signals(self.data, chapter)
 
     def for_chapter(self, chapter: int, params: SummaryParams) -> ChapterKg:
         if self._embed is None:
@@ -170,10 +183,15 @@ def kg_tokens(data: Any, chapters: Iterable[int]) -> dict[int, int]:
 def estimate(store: Store, work_id: int, chapters: Sequence[int] | None, modes: Sequence[str], params: SummaryParams,
              llm_name: str, llm: LLM | None = None) -> CostEstimate:
     """Calls, tokens (about 1.3 per word, without loading a tokenizer) and price of summarizing `chapters` in
-    `modes` (its units are summaries); KG mode counts every line of E_k that would fit, so it is an upper bound.
+    `modes` (its units are summaries; an extractive one costs no call); KG mode counts every line of E_k that would
+    fit, so it is an upper bound.
     The detail: the chapters and modes, the context size, the chapters longer than it (summarized in parts)."""
     modes = _check_modes(modes)
     infos = _chapters(store, work_id, chapters)
+    if all(m == EXTRACTIVE for m in modes):  # no model call, and no model looked at for its window
+        return llm_service.estimate_cost(store, llm_name, units=len(infos) * len(modes), calls=0, input_tokens=0,
+                                         output_tokens=0, detail={"chapters": list(infos), "modes": list(modes),
+                                                                  "context_tokens": 0, "hierarchical_chapters": []})
     window = context_window_of(llm_name, llm)
     context = window if params.context_tokens is None else min(params.context_tokens, window)
     budget = context - params.summary_tokens - TEMPLATE_TOKENS
@@ -188,6 +206,8 @@ def estimate(store: Store, work_id: int, chapters: Sequence[int] | None, modes: 
         if parts > 1:
             long_chapters.append(index)
         for mode in modes:
+            if mode == EXTRACTIVE:  # no model call: chosen from the chapter's sentences
+                continue
             extra = min(kg.get(index, 0), max(budget - body, 0)) if mode == "kg" else 0
             calls += parts + (1 if parts > 1 else 0)
             tokens_in += (text_tokens + parts * TEMPLATE_TOKENS if parts > 1 else 0) + body + extra + TEMPLATE_TOKENS
@@ -222,7 +242,8 @@ def summarize(store: Store, work_id: int, *, chapters: Sequence[int] | None = No
               params: SummaryParams | None = None, llm: LLM | None = None, llm_override: str | None = None,
               force: bool = False, resume: bool = True, on_progress: ProgressFn | None = None,
               embed: Any = None, should_stop: StopFn | None = None) -> SummaryReport:
-    """Summarize `chapters` (default: all) in each of `modes`. Chapters whose shown summary was made from their
+    """Summarize `chapters` (default: all) in each of `modes` ("extractive" needs no model: none is built when it
+    is the only mode). Chapters whose shown summary was made from their
     current text are skipped unless `force` (a forced regeneration adds a version; a user's edit stays shown).
     `should_stop()` is asked between summaries: jobs.JobStopped then, the finished ones kept (the next run resumes)."""
     params = params or SummaryParams()
@@ -233,7 +254,6 @@ def summarize(store: Store, work_id: int, *, chapters: Sequence[int] | None = No
     if "kg" in modes:
         require_graph(store, work_id)
     name = llm.name if llm is not None else llm_service.resolve_llm_name(store, ROLE, llm_override)
-    llm = llm or llm_service.build_llm(store, ROLE, name)
     units = [(i, m) for i in infos for m in modes]
     signature = {"units": [list(u) for u in units], "force": force, "llm": name, "params": params.signature()}
     history = _grouped(store, work_id)
@@ -246,18 +266,28 @@ def summarize(store: Store, work_id: int, *, chapters: Sequence[int] | None = No
         todo = [u for u in units if force or not _up_to_date(history[u], infos[u[0]].revision)]
     run = runner.start(len(todo), None if job else {"signature": signature, "todo": [list(u) for u in todo]},
                        resume=job)
-    metered = run.metered(llm, ROLE)
-    kg = KgContext(store, work_id, embed) if "kg" in modes else None
+    if any(m != EXTRACTIVE for _, m in todo):  # an extractive summary needs no model: none is loaded for it
+        llm = llm or llm_service.build_llm(store, ROLE, name)
+    metered = run.metered(llm, ROLE) if llm is not None else None
+    kg = KgContext(store, work_id, embed)
     inputs = _inputs(store, work_id, sorted({c for c, _ in todo}))
     made: list[StoredSummary] = []
     notes: list[str] = []
     with run:
         run.report(0, len(todo), f"{len(todo)} summaries to write" if todo else "Every summary is up to date")
         for n, (index, mode) in enumerate(run.each(todo), start=1):
+            if mode == EXTRACTIVE:
+                run.report(n - 1, len(todo), f"Chapter {index} (the book's own words): choosing sentences…")
+                made.append(_extractive(store, work_id, inputs[index], kg, params, infos[index].revision, run.id))
+                notes.extend(f"Chapter {index}: {note}" for note in made[-1].stats["notes"])
+                run.advance(n)
+                run.report(n, len(todo), f"Chapter {index} (the book's own words): done")
+                continue
+            assert metered is not None
             label = f"Chapter {index} ({'with' if mode == 'kg' else 'without'} the graph)"
             run.report(n - 1, len(todo), f"{label}: writing…")
             outcome = summarize_chapter(
-                metered, inputs[index], kg.for_chapter(index, params) if mode == "kg" and kg else None,
+                metered, inputs[index], kg.for_chapter(index, params) if mode == "kg" else None,
                 params.with_(mode=mode), on_part=lambda d, t: run.report(n - 1, len(todo), f"{label}: part {d} of {t}"))
             stats = {"parts": outcome.parts, "calls": outcome.calls, "prompt_tokens": outcome.prompt_tokens,
                      "budget": outcome.budget, "edges_available": outcome.edges_available,
@@ -271,6 +301,19 @@ def summarize(store: Store, work_id: int, *, chapters: Sequence[int] | None = No
     return SummaryReport(work_id, run.id, name, len(units), len(made), len(units) - len(made), run.resumed,
                          round(time.perf_counter() - started, 3), [summary_dict(s) for s in made],
                          llm_service.usage_tally(store, name, job_id=run.id), notes)
+
+
+def _extractive(store: Store, work_id: int, chapter: ChapterInput, kg: KgContext, params: SummaryParams,
+                revision: int, job_id: int) -> StoredSummary:
+    """The chapter's own sentences within the summary length (core.summarize.extractive), stored like any summary:
+    its "model" says no model wrote it, its stats which sentences were chosen and why."""
+    extract = extractive_summary(chapter.text, kg.signals(chapter.number), target_words(params.summary_tokens))
+    stats = {"method": EXTRACTIVE, "sentences": [c.index for c in extract.sentences],
+             "reasons": [list(c.reasons) for c in extract.sentences], "total_sentences": extract.total_sentences,
+             "words": extract.words, "target_words": extract.target_words, "used_graph": extract.used_graph,
+             "notes": extract.notes}
+    return store.summary_add(work_id, chapter.number, NewSummary(
+        EXTRACTIVE, extract.text, EXTRACTIVE_AUTHOR, revision, [], job_id=job_id, stats=stats))
 
 
 def unfinished_job(store: Store, work_id: int) -> dict[str, Any] | None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-MODES: tuple[str, ...] = ("kg", "no_kg")
-MODE_LABELS: dict[str, str] = {"kg": "With knowledge graph", "no_kg": "Chapter text only"}
+EXTRACTIVE = "extractive"                     # the chapter's own sentences, chosen without a language model
+MODEL_MODES: tuple[str, ...] = ("kg", "no_kg")  # written by the summarizing model (abstractive)
+MODES: tuple[str, ...] = (EXTRACTIVE, *MODEL_MODES)
+MODE_LABELS: dict[str, str] = {EXTRACTIVE: "In the book's own words", "kg": "With knowledge graph",
+                               "no_kg": "Chapter text only"}
 KG_FORMATS: tuple[str, ...] = ("lines", "tokens")
 
 # Table 3 (Appendix A): keywords and weights for ranking knowledge-graph edges by their predicates.
@@ -19,7 +22,8 @@ KEYWORDS: tuple[tuple[str, float], ...] = (
 class SummaryParams:
     """How one chapter summary is made.
 
-    mode: "kg" (knowledge-graph edges of chapters <= k before the chapter text) or "no_kg" (the baseline).
+    mode: "kg" (knowledge-graph edges of chapters <= k before the chapter text), "no_kg" (the baseline), or
+    "extractive" (no model: the chapter's salient sentences within summary_tokens, see core.summarize.extractive).
     context_tokens: the prompt plus the summary, counted with the summarizing model's tokenizer; None = the model's
     whole context window (the paper fills the context). summary_tokens: the most the summary may take (reserved).
     kg_format: "lines" (`subject; predicate; object`, for models used as they are) or "tokens" (the paper's

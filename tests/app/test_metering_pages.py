@@ -118,8 +118,8 @@ def test_graph_page_an_llm_build(counted: list[FakeLLM]) -> None:
 
 
 def test_summaries_page_a_run(counted: list[FakeLLM]) -> None:
-    _book()
+    work_id = _book()
     at = _open("summaries.py")
-    at.radio(key="sum_mode").set_value("no_kg").run()
+    at.radio(key=f"sum_mode_{work_id}").set_value("no_kg").run()
     finish_jobs(_click(at, "sum_run"))
     assert set(_assert_once(counted)) == {"summarizing"}

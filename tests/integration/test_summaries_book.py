@@ -188,3 +188,30 @@ def test_cli_summarize_show_edit_export(store, work_id: int, cli_llm: list, tmp_
     assert preview["prompt_tokens"] <= preview["budget"] and preview["prompt"].startswith(KG_HEADER_LINES)
     assert cli.main(["summarize", str(work_id), "--chapter", "99", "--llm", "sumfake:x"]) == 1
     assert "no chapter 99" in capsys.readouterr().err
+
+
+def test_extractive_summaries_need_no_model_and_are_scored(store, work_id: int, cli_llm: list,  # noqa: ANN001
+                                                           pp_chapters, capsys: pytest.CaptureFixture[str]) -> None:
+    from core.ingest.sentences import split_sentences
+    from core.services import summary_scores
+    assert cli.main(["summarize", str(work_id), "--all", "--extractive", "--summary-tokens", "130", "--llm",
+                     "sumfake:x", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert not cli_llm and out["tally"]["calls"] == 0 and out["estimate"]["calls"] == 0   # no model was built
+    shown = {s["chapter"]: s for s in out["shown"]}
+    assert set(shown) == set(range(1, CHAPTERS + 1)) and all(s["mode"] == "extractive" for s in shown.values())
+    for index, s in shown.items():
+        chapter_text = " ".join(pp_chapters[index - 1].text.split())
+        assert len(s["text"].split()) <= 100 and s["stats"]["used_graph"]               # 130 tokens: 100 words
+        assert all(" ".join(p.split()) in chapter_text for p in split_sentences(s["text"]))
+        assert s["stats"]["sentences"] == sorted(s["stats"]["sentences"])
+    assert any("event of" in r for s in shown.values() for rs in s["stats"]["reasons"] for r in rs)
+    table = summary_scores.score_chapter(store, work_id, 2)
+    (row,) = table.rows
+    assert table.against == "chapter" and row["mode"] == "extractive" and "rouge1" not in row
+    assert row["precision"] > 0.5 and 0 < row["recall"] < row["precision"]   # the chapter's own sentences
+    summary_scores.save_reference(store, work_id, 2, "Mr. Bennet visits Mr. Bingley, and his wife and daughters "
+                                  "tease him until he tells them he has already called on him.")
+    table = summary_scores.score_chapter(store, work_id, 2)
+    assert table.against == "reference" and table.rows[0]["rouge1"] > 0
+    assert summary_scores.score_key(store, work_id, 2) != summary_scores.score_key(store, work_id, 3)

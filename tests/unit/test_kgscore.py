@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.llm import FakeLLM
-from core.metrics.kgscore import ScoreEdge, SummaryScorer, entity_key, kg_score
+from core.metrics.kgscore import CALIBRATED, PAPER, ScoreEdge, ScoringRule, SummaryScorer, entity_key, kg_score
 from core.metrics.kgscore_llm import RULES, LLMEdgeExtractor, messages, parse_edges
 
 VECTORS = {"loves": [1, 0, 0], "adores": [0.6, 0.8, 0], "hates": [0, 1, 0], "is brave": [0, 0, 1],
@@ -54,6 +54,26 @@ def test_swapping_entities_lowers_the_score() -> None:
     swapped = [ScoreEdge({"a": "c", "c": "a"}.get(e.subject, e.subject), {"a": "c", "c": "a"}.get(e.object, e.object),
                          e.predicate) for e in R]
     assert kg_score(swapped, R, known).f1 < kg_score(R, R, known).f1 / 2
+
+
+def test_chance_rescaling() -> None:
+    rule = ScoringRule(chance=0.5)
+    s = kg_score(G, R, known, rule)
+    # cos 0.6 -> (0.6 - 0.5) / 0.5 = 0.2; cos 0.8 -> 0.6; cos 0 (hates vs loves) stays 0, never negative
+    assert s.precision == pytest.approx((0.2 + 0.6) / 3) and s.recall == pytest.approx((0.2 + 0.6) / 4)
+    assert kg_score(R, R, known, rule).f1 == pytest.approx(1.0)
+
+
+def test_one_to_one_matching_counts_a_reference_edge_once() -> None:
+    generated = [ScoreEdge("a", "b", "loves"), ScoreEdge("a", "b", "adores")]
+    reference = [ScoreEdge("a", "b", "loves")]
+    paper = kg_score(generated, reference, known, PAPER)
+    assert paper.precision == pytest.approx((1.0 + 0.6) / 2) and paper.recall == pytest.approx(1.0)
+    matched = kg_score(generated, reference, known, ScoringRule(one_to_one=True))
+    assert matched.precision == pytest.approx(0.5) and matched.recall == pytest.approx(1.0)  # "adores" unmatched
+    assert (matched.matched_generated, matched.matched_reference) == (1, 1)
+    assert kg_score(R, R, known, CALIBRATED).f1 == pytest.approx(1.0)
+    assert kg_score(G, R, known, CALIBRATED).f1 < kg_score(G, R, known, PAPER).f1
 
 
 def test_entity_key() -> None:
@@ -101,10 +121,13 @@ def test_llm_extractor_and_scorer_with_a_fake_model() -> None:
     scorer = SummaryScorer(LLMEdgeExtractor(llm), embed=hashed)
     scorer.reference_graph = lambda ref: (["Strike", "Gorman"], scorer.extractor.extract(ref, ["Strike", "Gorman"]))
     result = scorer.score("Strike rescues Gorman.", "Strike saves Gorman. Strike flies home.")
-    assert set(result) >= {"precision", "recall", "f1", "rouge1", "rouge2", "rougeL", "embedding_similarity"}
+    assert set(result) >= {"precision", "recall", "f1", "rouge1", "rouge2", "rougeL", "embedding_similarity",
+                           "paper_precision", "paper_recall", "paper_f1"}
     assert result["generated_edges"] == 1 and result["reference_edges"] == 2
     assert result["matched_generated"] == 1 and result["matched_reference"] == 1
-    assert 0 < result["recall"] < result["precision"] <= 1
+    assert 0 < result["paper_recall"] < result["paper_precision"] <= 1
+    # "rescues" and "saves" share no word: a bag-of-words cosine near chance gives no credit once rescaled
+    assert result["f1"] < result["paper_f1"]
     assert llm.calls[0].options.stop == ("\nSummary:",)
     with pytest.raises(ValueError):
         scorer.score(" ", "x")

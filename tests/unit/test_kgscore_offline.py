@@ -86,3 +86,13 @@ def test_rouge_and_embedding_similarity_helpers() -> None:
     pieces = windows(" ".join(["word"] * 250) + ". Short one.", size=120)
     assert [len(p.split()) for p in pieces] == [120, 120, 12]
     assert ScoreEdge("a", "a", "x").is_self_loop
+
+
+def test_one_action_is_one_self_loop() -> None:
+    """The paper's self-loop is "a description or action of a single entity": a verb with several objects that are
+    not entities is one edge, not one per object (each took credit of its own)."""
+    text = "Anna Grey sails a small boat to the island at dawn."
+    merged = OfflineEdgeExtractor().extract(text, ["Anna Grey"])
+    assert merged == [ScoreEdge("anna grey", "anna grey", "sails a small boat to the island at dawn")]
+    split = OfflineEdgeExtractor(merge_actions=False).extract(text, ["Anna Grey"])
+    assert len(split) == 3 and all(e.subject == e.object == "anna grey" for e in split)
