@@ -8,6 +8,7 @@ import streamlit as st
 from core.metrics.extract import load_nlp
 from core.metrics.retention import METRIC_LABELS
 from core.services import retention_service as retention
+from core.wording import counted
 from pages._shared import get_store, plain, work_picker
 
 KIND_LABELS = {"characters": "Characters", "relationships": "Relationships"}
@@ -52,9 +53,13 @@ def _lines(frame: pd.DataFrame, metrics: list[str], y_title: str, y_format: str,
     long["metric"] = long["metric"].map(METRIC_LABELS)
     y = alt.Y("value:Q", title=y_title, axis=alt.Axis(format=y_format, tickMinStep=1 if y_format == "d" else 0.1),
               scale=alt.Scale(domain=domain) if domain else alt.Undefined)
-    return alt.Chart(long).mark_line(point=True).encode(
+    legend = alt.Legend(orient="bottom", columns=2, labelLimit=0)
+    # dashes and point shapes by metric too: where two lines coincide (a first chapter's total and new) both show
+    return alt.Chart(long).mark_line(point=alt.OverlayMarkDef(size=60, filled=False)).encode(
         x=alt.X("chapter:O", title="chapter", axis=alt.Axis(labelAngle=0)), y=y,
-        color=alt.Color("metric:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
+        color=alt.Color("metric:N", title=None, legend=legend),
+        strokeDash=alt.StrokeDash("metric:N", title=None, legend=legend),
+        shape=alt.Shape("metric:N", title=None, legend=legend),
         tooltip=["chapter", "metric", alt.Tooltip("value:Q", format=".3f" if y_format != "d" else "d")])
 
 
@@ -84,7 +89,8 @@ def _heatmap(result: retention.WorkRetention, kind: str, top: int) -> None:
     chart = alt.Chart(cells).mark_rect().encode(
         x=alt.X("chapter:O", title="chapter", scale=alt.Scale(domain=presence.chapters)),
         y=alt.Y("thread:N", sort=names, title=None, axis=alt.Axis(labelOverlap=False)),
-        color=alt.Color("mentions:Q", scale=alt.Scale(scheme="blues")),
+        color=alt.Color("mentions:Q", scale=alt.Scale(scheme="blues"),  # counts: whole numbers, also for one value
+                        legend=alt.Legend(format="d", tickMinStep=1)),
         tooltip=["thread", "chapter", "mentions"])
     st.altair_chart(chart.properties(height=height), width="stretch", height=height)
 
@@ -101,7 +107,7 @@ def _dropped(result: retention.WorkRetention, kind: str) -> None:
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
     else:
-        st.success(f"No prominent {kind} went missing for more than {k} chapters.")
+        st.success(f"No prominent {kind} went missing for more than {counted(k, 'chapter')}.")
 
 
 def _comparison(result: retention.WorkRetention, params: retention.RetentionParams) -> None:

@@ -9,6 +9,7 @@ from core.services import imports, library
 from core.services.access import Access, ReadOnly
 from core.services.guarded_store import access_of
 from core.store import NotFound
+from core.wording import counted
 from pages._account import sign_in_on
 from pages._jobs import import_panel
 from pages._shared import get_store, plain, select_work
@@ -55,7 +56,7 @@ def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> N
             status.update(label="Import failed: nothing was saved", state="error", expanded=True)
             st.error(plain(str(exc)))
         else:
-            status.update(label=f"Imported “{work.title}”: {work.chapter_count} chapters, "
+            status.update(label=f"Imported “{work.title}”: {counted(work.chapter_count, 'chapter')}, "
                                 f"{work.word_count:,} words", state="complete")
             select_work(work.id)
             imports.embed_soon(store, work.id)  # the first question then waits for no embedding
@@ -149,7 +150,8 @@ for work in works:
     with st.container(border=True):
         head, stats = st.columns([3, 2])
         head.markdown(f"**{plain(work.title)}**" + (f" — {plain(work.author)}" if work.author else ""))
-        stats.caption(f"{work.kind.value} · {work.chapter_count} chapters · {work.word_count:,} words · #{work.id}")
+        stats.caption(f"{work.kind.value} · {counted(work.chapter_count, 'chapter')} · "
+                      f"{counted(work.word_count, 'word')} · #{work.id}")
         read_col, rename_col, delete_col = st.columns([1, 2, 1])
         if read_col.button("Open", key=f"open_{work.id}", disabled=work.chapter_count == 0):
             select_work(work.id)

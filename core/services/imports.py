@@ -27,6 +27,7 @@ from core.services import background, library
 from core.services.jobs import error_text
 from core.services.qa_corpus import ensure_vectors
 from core.store import Store
+from core.wording import counted
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,8 @@ def _run(store: Store, job: ImportJob, filename: str, data: bytes) -> None:
         job.state, job.error = "failed", error_text(exc)
     else:
         job.state, job.work_id = "done", work.id
-        job.outcome = (f"Imported “{work.title}”: {work.chapter_count} chapters, {work.word_count:,} words")
+        job.outcome = (f"Imported “{work.title}”: {counted(work.chapter_count, 'chapter')}, "
+                       f"{counted(work.word_count, 'word')}")
     finally:
         job.finished_at = time.time()
     if job.state == "done" and job.work_id is not None:

@@ -27,6 +27,7 @@ from core.ingest import IngestError
 from core.services import background, kg_service, library
 from core.services.jobs import error_text
 from core.store import Store
+from core.wording import counted
 
 RETRY_CLAIM_S = background.STALE_AFTER.total_seconds() + 2 * background.HEARTBEAT_S
 
@@ -70,7 +71,8 @@ class BookResult:
             return f"{self.status}: {self.file}: {self.message}"
         graph = "" if self.entities is None else f", {self.entities:,} entities, {self.triples:,} triples"
         note = f" ({self.message})" if self.message else ""
-        return (f"imported: {self.file}: “{self.title}” (work {self.work_id}), {self.chapters} chapters{graph}, "
+        return (f"imported: {self.file}: “{self.title}” (work {self.work_id}), "
+                f"{counted(self.chapters, 'chapter')}{graph}, "
                 f"{self.seconds:.1f} s{note}")
 
 

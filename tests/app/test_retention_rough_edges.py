@@ -34,3 +34,16 @@ def test_the_charts_legends_are_below_them(app_db: str) -> None:
     assert all(leg["orient"] == "bottom" and leg["labelLimit"] == 0 for leg in legends), legends
     ratio_axis = charts[1]["encoding"]["y"]["axis"]["format"]
     assert ratio_axis == ".1f"
+
+
+def test_a_one_chapter_story_shows_both_lines_and_whole_counts(app_db: str) -> None:
+    """Issue 37, rough edge 8: a one-chapter story's legend read "1.000000" and its Total line hid behind New."""
+    _work("Harbour", [("One", "Anna met Tom at the harbour. Anna and Tom watched the boats with Mary.")])
+    at = _open()
+    assert not at.exception, at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    counts = specs[0]
+    assert counts["encoding"]["strokeDash"]["field"] == "metric" and counts["encoding"]["shape"]["field"] == "metric"
+    heatmaps = [s for s in specs if s.get("mark", {}).get("type") == "rect" or s.get("mark") == "rect"]
+    assert heatmaps and all(h["encoding"]["color"]["legend"]["format"] == "d" for h in heatmaps)
+
