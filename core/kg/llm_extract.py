@@ -183,7 +183,8 @@ class LLMExtractor:
             stats: Counter[str] = Counter()
             for segment in segments(chapter.chunks, budget, self.llm):
                 reply = self.llm.complete([{"role": "user", "content": KGSCORE_PROMPT.format(excerpt=segment.text)}],
-                                          max_tokens=self.reply_tokens, temperature=0.0)
+                                          max_tokens=self.reply_tokens, temperature=0.0,
+                                          loop_guard=None)  # JSON repeats its keys: no loop guard
                 stats["llm_calls"] += 1
                 self._add(ext, segment, reply_text(reply), stats)
             stats["edges"] = sum(1 for t in ext.triples if t.is_edge)

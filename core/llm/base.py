@@ -11,6 +11,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
+from core.llm.loopguard import LoopGuard
+
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
 FinishReason = Literal["stop", "length", "error"]
@@ -35,7 +37,9 @@ class GenerationOptions:
     embedded models, which end long prose early: an end-of-text token before that many new tokens starts a new
     paragraph instead; `min_words` does the same until the new text has that many words (a count that does not
     depend on how many tokens the model spends a word). Remote providers ignore both (they follow the word count
-    the prompt asks for)."""
+    the prompt asks for). `loop_guard`: the embedded models' decoding never repeats an n-gram of its tokens
+    (`core.llm.loopguard`), on by default; None turns it off (KID's and the runtime tests' plain decoding). Remote
+    providers ignore it."""
 
     temperature: float = 0.0
     max_tokens: int = 256
@@ -45,6 +49,7 @@ class GenerationOptions:
     timeout: float | None = None
     min_tokens: int = 0
     min_words: int = 0
+    loop_guard: LoopGuard | None = LoopGuard()
 
     def __post_init__(self) -> None:
         if isinstance(self.stop, str):

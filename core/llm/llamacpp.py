@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from core.llm.base import StopScanner
+from core.quiet import close_llama_cpp_files_at_exit
+from core.llm.loopguard import LoopGuard
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +80,7 @@ def available() -> bool:
     global _missing_logged
     try:
         import llama_cpp  # noqa: F401
+        close_llama_cpp_files_at_exit()
         logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's own chatter (loads, quantizer)
     except Exception as exc:  # noqa: BLE001 - a broken build counts as missing, the slow path still works
         if not _missing_logged:
@@ -189,14 +192,16 @@ def goes_on(run: FastRun, paragraph: Sequence[int], *, max_new: int, min_new: in
 def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, temperature: float,
                 top_p: float | None, seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
                 scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
-                paragraph: Sequence[int] = ()) -> Generator[str, None, None]:
+                paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
     """Generated text as it comes, held back and cut by `scanner`'s stop strings; ids are recorded in `run`.
 
     Greedy at temperature 0; otherwise plain temperature sampling with optional top-p and no top-k, min-p or
-    repetition penalty, as on the transformers path. Generation ends at an end token (not kept), a stop string or
-    `max_new` tokens; closing the generator ends it too. An end token before `min_new` tokens, or before the new
-    text has `min_words` words, is replaced by the `paragraph` ids and generation goes on from there (the KV cache
-    keeps everything before, so it costs nothing).
+    llama.cpp repetition penalty, as on the transformers path. `guard` (the loop guard, None: off) bars repeated
+    n-grams of the new tokens: a logits processor first in llama.cpp's sampler chain, asking the same `GuardState`
+    as the other runtimes (llama.cpp's own penalties count the prompt too, so they are left off). Generation ends
+    at an end token (not kept), a stop string or `max_new` tokens; closing the generator ends it too. An end token
+    before `min_new` tokens, or before the new text has `min_words` words, is replaced by the `paragraph` ids and
+    generation goes on from there (the KV cache keeps everything before, so it costs nothing).
     """
     llama = model.llama
     sampling = temperature > 0
@@ -204,6 +209,7 @@ def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, te
         llama.set_seed(seed if seed is not None else random.getrandbits(31))
     ends = model.eog_ids | frozenset(stop_ids)
     detok = Detokenizer(decode)
+    processors = _guard_processors(guard, run)
     while True:
         restart = False
         prompt = list(prompt_ids) + run.new_ids
@@ -214,7 +220,7 @@ def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, te
         model.prompt = prompt
         tokens = llama.generate(prompt[keep:], temp=temperature if sampling else 0.0, top_k=0,
                                 top_p=(top_p or 1.0) if sampling else 1.0, min_p=0.0, typical_p=1.0,
-                                repeat_penalty=1.0, reset=False)
+                                repeat_penalty=1.0, reset=False, logits_processor=processors)
         try:
             for token in tokens:
                 if token in ends:
@@ -239,3 +245,16 @@ def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, te
         out = scanner.feed(detok.flush())
         if out:
             yield out
+
+
+def _guard_processors(guard: LoopGuard | None, run: FastRun) -> Any:
+    """llama-cpp-python logits processors applying `guard` after the new ids in `run` (None when it is off). The
+    processor runs before the token is sampled and sees the whole vocabulary's logits in id order."""
+    if guard is None or not guard.active:
+        return None
+    import llama_cpp
+    state = guard.state()
+
+    def barred(_input_ids: Any, scores: Any) -> Any:
+        return state.apply(scores, run.new_ids)
+    return llama_cpp.LogitsProcessorList([barred])

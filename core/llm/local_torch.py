@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.llm.base import Completion, FinishReason, GenerationOptions, StopScanner, Stopwatch, truncate_at_stop
 from core.llm.errors import LLMError
+from core.llm.loopguard import LoopGuard
 
 if TYPE_CHECKING:
     from core.llm.local import LocalLLM
@@ -37,11 +38,15 @@ def generation_kwargs(llm: LocalLLM, opts: GenerationOptions, max_new: int) -> d
         if opts.seed is not None:
             torch.manual_seed(opts.seed)
     kwargs: dict[str, Any] = {"generation_config": config}
+    processors: list[Any] = []
     if opts.min_words:
-        from transformers import LogitsProcessorList
         eos = base.eos_token_id
-        kwargs["logits_processor"] = LogitsProcessorList([MinWords(llm.decode, opts.min_words,
-                                                                   eos if isinstance(eos, list) else [eos])])
+        processors.append(MinWords(llm.decode, opts.min_words, eos if isinstance(eos, list) else [eos]))
+    if opts.loop_guard is not None and opts.loop_guard.active:
+        processors.append(Guarded(opts.loop_guard))
+    if processors:
+        from transformers import LogitsProcessorList
+        kwargs["logits_processor"] = LogitsProcessorList(processors)
     if opts.stop:
         config.stop_strings = list(opts.stop)
         kwargs["tokenizer"] = tok  # the stop-string criterion needs it to map strings onto tokens
@@ -67,6 +72,25 @@ class MinWords:
             self.reached = len(self.decode(input_ids[0, self.prompt_len:].tolist()).split()) >= self.min_words
         if not self.reached and self.eos_ids:
             scores[:, self.eos_ids] = float("-inf")
+        return scores
+
+
+class Guarded:
+    """A logits processor applying the loop guard (`core.llm.loopguard`) after the new tokens, as the OpenVINO and
+    llama.cpp loops do: the same `GuardState`, so the three runtimes bar the same tokens."""
+
+    def __init__(self, guard: LoopGuard) -> None:
+        self.state = guard.state()
+        self.prompt_len: int | None = None
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if self.prompt_len is None:
+            self.prompt_len = int(input_ids.shape[1])
+        row = scores[0]
+        guarded = self.state.apply(row, input_ids[0, self.prompt_len:].tolist())
+        if guarded is not row:
+            scores = scores.clone()
+            scores[0] = guarded
         return scores
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from core.llm.base import StopScanner
 from core.llm.llamacpp import Detokenizer, FastRun, common_prefix, cpu_threads, goes_on
+from core.llm.loopguard import LoopGuard
 
 log = logging.getLogger(__name__)
 
@@ -275,15 +276,19 @@ def pick(logits: Any, temperature: float, top_p: float | None, rng: Any) -> int:
 def text_pieces(model: OVModel, prompt_ids: Sequence[int], *, max_new: int, temperature: float,
                 top_p: float | None, seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
                 scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
-                paragraph: Sequence[int] = ()) -> Generator[str, None, None]:
-    """Generated text as it comes, as `llamacpp.text_pieces` gives it (see there for the contract)."""
+                paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
+    """Generated text as it comes, as `llamacpp.text_pieces` gives it (see there for the contract); `guard`
+    bars repeated n-grams of the new tokens before each pick (None: plain decoding)."""
     import numpy as np
     rng = np.random.default_rng(seed if seed is not None else random.getrandbits(31))
     ends = model.eog_ids | frozenset(stop_ids)
     detok = Detokenizer(decode)
+    state = guard.state() if guard is not None and guard.active else None
     kept = reuse(model, prompt_ids)
     logits = evaluate(model, list(prompt_ids[kept:]))
     while len(run.new_ids) < max_new and not scanner.stopped:
+        if state is not None:  # the loop guard: a token completing an n-gram already generated is barred
+            logits = state.apply(logits, run.new_ids)
         token = pick(logits, temperature, top_p, rng)
         if token in ends:
             if not goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words, decode=decode):

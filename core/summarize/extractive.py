@@ -17,17 +17,25 @@ skipping one that repeats most of the words of one already taken, and printed in
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from core.ingest.sentences import split_sentences
 from core.nlp import clean_for_parsing
 from core.summarize.signals import ChapterSignals
+
+
+@functools.cache
+def _stop_words() -> frozenset[str]:
+    """spaCy's English stop words, imported on first use: importing spaCy brings torch, which the packages that
+    import core.summarize (the Store protocol, the LLM services) must not pay for."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+    return frozenset(STOP_WORDS)
+
 
 TOKENS_PER_WORD = 1.3          # English BPE tokenizers give about 1.3 tokens a word (summary_service's estimate)
 GRAPH_SHARE = 0.6              # the graph's part of a sentence's score when the chapter has a graph
@@ -73,7 +81,7 @@ def chapter_sentences(text: str) -> list[str]:
 
 def _content(sentence: str) -> list[str]:
     return [w for w in (m.group().lower().strip("'’-") for m in _WORD.finditer(sentence))
-            if len(w) > 2 and w not in STOP_WORDS]
+            if len(w) > 2 and w not in _stop_words()]
 
 
 def salience(sentences: Sequence[str]) -> list[float]:

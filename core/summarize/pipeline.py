@@ -17,6 +17,7 @@ from typing import Any
 from core.llm.base import LLM, local_access
 from core.nlp import clean_for_parsing
 from core.textfit import longest_prefix
+from core.textguard import check_text
 from core.summarize.linearize import fill, linearize
 from core.summarize.params import SummaryParams
 from core.summarize.prompts import chapter_prompt, part_prompt
@@ -160,7 +161,7 @@ class _Summarizer:
             summaries = []
             for i, group in enumerate(groups, start=1):
                 reply = self.complete(part_prompt(c.number, c.title, i, len(groups), group), self.params.part_tokens)
-                summaries.append(clean_summary(reply.text, reply.finish_reason))
+                summaries.append(self.unlooped(clean_summary(reply.text, reply.finish_reason)))
                 self.on_part(i, len(groups))
             body = "\n\n".join(f"Part {i}: {s}" for i, s in enumerate(summaries, start=1))
             if self.fits(self.final_prompt(body, True)[0]):
@@ -169,6 +170,14 @@ class _Summarizer:
         self.notes.append("The part summaries still did not fit the context; they were cut.")
         return longest_prefix(body, lambda b: self.fits(self.final_prompt(b, True)[0])), True, first_parts
 
+
+    def unlooped(self, text: str) -> str:
+        """The text with a loop the model wrote cut (core.textguard), saying so in the notes: a looped summary is
+        never presented as a summary."""
+        checked = check_text(text)
+        if checked.cut:
+            self.notes.append(checked.note)
+        return checked.text
 
 def summarize_chapter(llm: LLM, chapter: ChapterInput, kg: ChapterKg | None, params: SummaryParams,
                       on_part: PartFn | None = None) -> SummaryOutcome:
@@ -189,8 +198,9 @@ def summarize_chapter(llm: LLM, chapter: ChapterInput, kg: ChapterKg | None, par
     prompt, lines = s.final_prompt(body, summarized, edges, kg if use_kg else None)
     reply = s.complete(prompt, params.summary_tokens)
     ranked = len(kg.ranked) if use_kg and kg is not None else 0
-    return SummaryOutcome(clean_summary(reply.text, reply.finish_reason), prompt, lines, ranked, len(edges), parts,
-                          s.calls, s.count(prompt), s.budget, reply.finish_reason, s.notes)
+    summary = s.unlooped(clean_summary(reply.text, reply.finish_reason))
+    return SummaryOutcome(summary, prompt, lines, ranked, len(edges), parts, s.calls, s.count(prompt), s.budget,
+                          reply.finish_reason, s.notes)
 
 
 def plan_prompt(llm: LLM, chapter: ChapterInput, kg: ChapterKg | None, params: SummaryParams) -> SummaryOutcome:

@@ -115,3 +115,15 @@ def test_chapter_signals_from_the_graph() -> None:
     assert set(facts) == {"Anna thanked Tom.", "Hale greeted Anna.", "Tom and Hale."}   # chapter 2 only
     assert not facts["Anna thanked Tom."].new and facts["Hale greeted Anna."].new      # joined before / not
     assert facts["Tom and Hale."].interaction and not facts["Tom and Hale."].new
+
+
+def test_a_looped_model_summary_is_cut_and_says_so() -> None:
+    """Issue 37: "The man in the red sweater" twenty times was shown as chapter 1's summary."""
+    from core.llm import FakeLLM
+    from core.summarize import ChapterInput, SummaryParams, summarize_chapter
+    looped = "Buck lived at Judge Miller's place. " + "The man in the red sweater beat Buck with a club. " * 20
+    llm = FakeLLM(replies=[looped], context_window=4096)
+    chapter = ChapterInput(1, "Into the Primitive", "Buck did not read the newspapers. " * 40, [])
+    outcome = summarize_chapter(llm, chapter, None, SummaryParams(mode="no_kg", summary_tokens=120))
+    assert outcome.text.count("red sweater") == 1
+    assert any("Repetition cut" in note or "repeat" in note.lower() for note in outcome.notes), outcome.notes
