@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm import llamacpp, local_torch, openvino_export, openvino_rt, runtime_probe, runtimes
+from core.llm import llamacpp, local_models, local_torch, openvino_export, openvino_rt, runtime_probe, runtimes
 from core.llm.base import (
     Abilities,
     Completion,
@@ -63,7 +63,6 @@ class LocalLLM:
         self.abilities = Abilities(logits=True, logprobs=True, raw_text=True, prompt_text=True,
                                    chat_template=self.spec.has_chat_template, exact_tokens=True, warm_up=True)
         self.cache_dir = Path(cache_dir) if cache_dir else (settings or get_settings()).cache_dir
-        self._loaded: LoadedModel | None = None  # the model (and its tokenizer), once something needs the weights
         self._tokenizer: Any = None  # the tokenizer alone, while only tokens are counted
         self._lock = _generation_locks.setdefault(model, threading.Lock())
 
@@ -71,13 +70,16 @@ class LocalLLM:
         return f"LocalLLM(name={self.name!r}, loaded={self._loaded is not None})"
 
     # -- loading ---------------------------------------------------------------------------------------------------
+    @property
+    def _loaded(self) -> LoadedModel | None:
+        """The float32 model while this process holds it (local_models lets an idle one go; it is not kept here)."""
+        return local_models.loaded(self.model_name)
+
     def load(self) -> LoadedModel:
         """Load now (from memory, the disk cache or the GGUF) and report where from and how long it took."""
-        if self._loaded is None:
-            loaded = load_local_model(self.model_name, self.cache_dir)
-            self._loaded, self._tokenizer = loaded, None  # from now on the model's own tokenizer is used
-            return loaded
-        return LoadedModel(self._loaded.model, self._loaded.tokenizer, "memory", 0.0)
+        loaded = load_local_model(self.model_name, self.cache_dir)
+        self._tokenizer = None  # from now on the model's own tokenizer is used
+        return loaded
 
     def warm(self) -> LoadedModel:
         """Load what generation needs now: the OpenVINO export where OpenVINO is installed (compiled in about a
@@ -125,13 +127,13 @@ class LocalLLM:
 
     @property
     def model(self) -> Any:
-        return (self._loaded or self.load()).model
+        return self.load().model
 
     @property
     def tokenizer(self) -> Any:
         """The model's tokenizer once the model is loaded; until then the tokenizer alone (no weights are read)."""
-        if self._loaded is not None:
-            return self._loaded.tokenizer
+        if (loaded := self._loaded) is not None:
+            return loaded.tokenizer
         if self._tokenizer is None:
             self._tokenizer = load_local_tokenizer(self.model_name, self.cache_dir)
         return self._tokenizer
@@ -228,7 +230,7 @@ class LocalLLM:
                 yield from pieces(fast, ids, max_new=max_new, temperature=opts.temperature,  # type: ignore[arg-type]
                                   top_p=opts.top_p, seed=opts.seed, stop_ids=self._end_ids(), decode=self.decode,
                                   scanner=run.scanner, run=run, min_new=opts.min_tokens, min_words=opts.min_words,
-                                  paragraph=self._paragraph_ids())
+                                  paragraph=self._paragraph_ids(), guard=opts.loop_guard)
             except (GeneratorExit, LLMError):
                 raise
             except Exception as exc:  # noqa: BLE001 - surface as the one error family

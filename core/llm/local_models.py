@@ -11,11 +11,13 @@ model is loaded its own tokenizer is used.
 """
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -89,7 +91,14 @@ class LoadedModel:
 
 
 _loaded: dict[str, LoadedModel] = {}
+_used: dict[str, float] = {}      # when each loaded model was last asked for (time.monotonic)
+_idle_refs: dict[str, int] = {}   # the model's reference count when only this module holds it
 _lock = threading.Lock()
+# The float32 copies serve only KID, scoring and the transformers fallback, and take 0.5-1.3 GB each once used (an
+# idle server held 3.6 GB after KID had run on both models, 1.7 GB before): one nobody has asked for in this long,
+# and nobody holds, is let go (FABULA_MODEL_IDLE_S; 0 keeps them). The OpenVINO models that serve generation stay.
+IDLE_ENV, DEFAULT_IDLE_S = "FABULA_MODEL_IDLE_S", 300.0
+_reaper: threading.Thread | None = None
 _tokenizers: dict[str, Any] = {}  # tokenizer-only loads, for models not (yet) loaded in this process
 _tokenizer_lock = threading.Lock()  # separate, so a dry run never waits for another thread's dequantization
 _gguf_lock = threading.Lock()
@@ -114,6 +123,65 @@ def is_cached(name: str, cache_dir: Path) -> bool:
 
 def is_loaded(name: str) -> bool:
     return name in _loaded
+
+
+def loaded(name: str) -> LoadedModel | None:
+    """The float32 model if this process holds it now (counts as a use)."""
+    hit = _loaded.get(name)
+    if hit is not None:
+        _used[name] = time.monotonic()
+    return hit
+
+
+def idle_seconds() -> float:
+    try:
+        return max(0.0, float(os.environ.get(IDLE_ENV, DEFAULT_IDLE_S)))
+    except ValueError:
+        return DEFAULT_IDLE_S
+
+
+def release_idle(max_idle_s: float, now: float | None = None) -> list[str]:
+    """Let go of the float32 models not asked for in `max_idle_s` seconds that nothing else holds (a running KID
+    job, a caller's LoadedModel), and give the memory back to the system; returns the names let go."""
+    now = time.monotonic() if now is None else now
+    released = []
+    with _lock:
+        for name, hit in list(_loaded.items()):
+            if now - _used.get(name, now) < max_idle_s:
+                continue
+            if sys.getrefcount(hit.model) > _idle_refs.get(name, 0):  # someone holds the model: in use
+                continue
+            del _loaded[name]
+            released.append(name)
+    if released:
+        gc.collect()
+        _trim_heap()
+        log.info("let go of the float32 copy of %s (unused for %.0f s)", ", ".join(released), max_idle_s)
+    return released
+
+
+def _trim_heap() -> None:
+    """glibc keeps freed memory in its arenas; malloc_trim returns it to the system (elsewhere: nothing to do)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _start_reaper() -> None:
+    global _reaper
+    idle = idle_seconds()
+    if idle <= 0 or (_reaper is not None and _reaper.is_alive()):
+        return
+
+    def run() -> None:
+        while _loaded:
+            time.sleep(min(60.0, max(1.0, idle / 4)))
+            release_idle(idle)
+
+    _reaper = threading.Thread(target=run, name="fabula-model-reaper", daemon=True)
+    _reaper.start()
 
 
 def unload(name: str | None = None) -> None:
@@ -147,6 +215,7 @@ def load_local_model(name: str, cache_dir: Path) -> LoadedModel:
     with _lock:
         if name in _loaded:
             hit = _loaded[name]
+            _used[name] = time.monotonic()
             return LoadedModel(hit.model, hit.tokenizer, "memory", 0.0)
         _configure_torch()
         start = time.perf_counter()
@@ -163,9 +232,12 @@ def load_local_model(name: str, cache_dir: Path) -> LoadedModel:
             model, tokenizer = _from_gguf(spec, target)
             source = "gguf"
         model.eval()
-        loaded = LoadedModel(model, tokenizer, source, round(time.perf_counter() - start, 3))
-        _loaded[name] = loaded
-        return loaded
+        seconds = round(time.perf_counter() - start, 3)
+        _loaded[name] = LoadedModel(model, tokenizer, source, seconds)
+        _used[name] = time.monotonic()
+        _idle_refs[name] = sys.getrefcount(model) - 1  # less this function's own variable
+    _start_reaper()
+    return LoadedModel(model, tokenizer, source, seconds)  # the caller's own: holding it keeps the model
 
 
 def load_local_tokenizer(name: str, cache_dir: Path) -> Any:
