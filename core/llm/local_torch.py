@@ -5,23 +5,39 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from core.llm.base import Completion, FinishReason, GenerationOptions, StopScanner, Stopwatch, truncate_at_stop
 from core.llm.errors import LLMError
 from core.llm.loopguard import LoopGuard
 
-if TYPE_CHECKING:
-    from core.llm.local import LocalLLM
+
+class TorchHost(Protocol):
+    """What this path needs of core.llm.local.LocalLLM (declared here, so this module does not import that one,
+    which imports this)."""
+
+    name: str
+    model_name: str
+    _lock: threading.Lock
+
+    @property
+    def model(self) -> Any: ...
+
+    @property
+    def tokenizer(self) -> Any: ...
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str: ...
+
+    def _prompt_ids(self, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> tuple[list[int], int]: ...
 
 
-def model_inputs(llm: LocalLLM, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> tuple[Any, int]:
+def model_inputs(llm: TorchHost, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> tuple[Any, int]:
     """The prompt as transformers inputs (ids and attention mask), and the room left for new tokens."""
     import torch
     ids, room = llm._prompt_ids(prompt, opts, add_special_tokens)
     return {"input_ids": torch.tensor([ids]), "attention_mask": torch.ones(1, len(ids), dtype=torch.long)}, room
 
-def generation_kwargs(llm: LocalLLM, opts: GenerationOptions, max_new: int) -> dict[str, Any]:
+def generation_kwargs(llm: TorchHost, opts: GenerationOptions, max_new: int) -> dict[str, Any]:
     import torch
     from transformers import GenerationConfig
     tok, base = llm.tokenizer, llm.model.generation_config
@@ -94,7 +110,7 @@ class Guarded:
         return scores
 
 
-def finish(llm: LocalLLM, new_ids: Sequence[int], max_new: int, stopped: bool) -> FinishReason:
+def finish(llm: TorchHost, new_ids: Sequence[int], max_new: int, stopped: bool) -> FinishReason:
     eos = llm.model.generation_config.eos_token_id
     eos_ids = set(eos if isinstance(eos, list) else [eos])
     if stopped or (new_ids and new_ids[-1] in eos_ids) or len(new_ids) < max_new:
@@ -102,7 +118,7 @@ def finish(llm: LocalLLM, new_ids: Sequence[int], max_new: int, stopped: bool) -
     return "length"
 
 
-def generate(llm: LocalLLM, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> Completion:
+def generate(llm: TorchHost, prompt: str, opts: GenerationOptions, add_special_tokens: bool) -> Completion:
     import torch
     watch = Stopwatch()
     inputs, max_new = model_inputs(llm, prompt, opts, add_special_tokens)
@@ -118,7 +134,7 @@ def generate(llm: LocalLLM, prompt: str, opts: GenerationOptions, add_special_to
     return Completion(text, n_in, len(new_ids), watch.elapsed(), finish(llm, new_ids, max_new, stopped),
                       llm.model_name)
 
-def stream(llm: LocalLLM, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
+def stream(llm: TorchHost, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
             strip_leading: bool) -> Generator[str, None, Completion]:
     import torch
     from transformers import StoppingCriteria, StoppingCriteriaList, TextIteratorStreamer

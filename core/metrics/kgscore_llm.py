@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from core.llm.base import LLM
-from core.metrics.kgscore import ScoreEdge, entity_key
+from core.metrics.score_edges import ScoreEdge, entity_key
 
 RULES = """Your task is to create a list of knowledge graph edges from a chapter summary. Here are the rules you must follow:
 - A knowledge graph edge is in the format "<subject(s)>; [None] or <object(s)>; <predicate>".

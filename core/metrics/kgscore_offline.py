@@ -34,7 +34,7 @@ from core.kg.mentions import find_mentions
 from core.kg.names import ADDRESS_WORDS, HONORIFICS, normalize_name
 from core.kg.openie import as_phrase, text_of, triples_from_sentence
 from core.kg.types import CO_OCCURS
-from core.metrics.kgscore import ScoreEdge, entity_key
+from core.metrics.score_edges import ScoreEdge, entity_key
 
 _SIMPLE_TOKENS = re.compile(r"\w+|[^\w\s]")
 SUBJECT_PRONOUNS = frozenset({"he", "she"})

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from core.llm import FakeLLM
-from core.metrics.kgscore import CALIBRATED, PAPER, ScoreEdge, ScoringRule, SummaryScorer, entity_key, kg_score
+from core.metrics.kgscore import CALIBRATED, PAPER, ScoreEdge, ScoringRule, SummaryScorer, kg_score
+from core.metrics.score_edges import entity_key
 from core.metrics.kgscore_llm import RULES, LLMEdgeExtractor, messages, parse_edges
 
 VECTORS = {"loves": [1, 0, 0], "adores": [0.6, 0.8, 0], "hates": [0, 1, 0], "is brave": [0, 0, 1],
