@@ -9,17 +9,24 @@ same seed, top-k 20, top-p 0.92, no-repeat 2-grams, temperature 1:
   kg-prompt   the same facts verbalized and inserted before the last paragraph (Andrus et al.); no steering
   kid-logits  the context; Algorithm 1 on the next-token distribution (K=3 Adam steps, sigma 0.02, KL trust region)
   kid-kv      the context; the released code's KV-cache perturbation (3 steps, 0.01, kl 0.01, gamma 1.5, mix .99)
+  plain-app   the context, continued by the app's own plain path (generate_text on the serving runtime, OpenVINO by
+              default, with its loop guard): what a plain continuation costs a user, beside KID's transformers loop
 Metrics per output: Cov = share of the retrieved facts' distinct content-word stems that occur in the output (the
 paper's knowledge coverage, unigram overlap); perplexity of the output under the plain model given the plain
-context; distinct-2 over word bigrams; seconds per generated token.
+context; distinct-2 over word bigrams; seconds per generated token (tokens/s of each method beside plain's, same run).
+Steered words (issue 37): each run of tokens KID marked, as the word it sits in; "whole" when the marked tokens are
+that word (no letters glued on either side: not "buck" in "buckled"), "fact" when the word is a noun or a name (spaCy
+on the output) and no stop word; the share of marked words that are both.
 
     .venv/bin/python bench/kid.py                          # 6 contexts x 24 tokens, ~9 min on 2 busy cores
     .venv/bin/python bench/kid.py --per-novel 1 --tokens 16 --novels a_christmas_carol_pg46
+    .venv/bin/python bench/kid.py --methods plain kid-logits --out kid_wholewords   # issue 37: steered words
 """
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import statistics
 import tempfile
@@ -41,7 +48,7 @@ from core.write.modes import PreparedPrompt, verbalize
 
 NOVELS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "novels" / "txt"
 DEFAULT_NOVELS = ("a_christmas_carol_pg46", "the_time_machine_pg35", "alice_in_wonderland_pg11")
-METHODS = ("plain", "kg-prompt", "kid-logits", "kid-kv")
+METHODS = ("plain", "kg-prompt", "kid-logits", "kid-kv", "plain-app")
 CONTEXT_WORDS = 200
 
 
@@ -55,6 +62,38 @@ def distinct_2(text: str) -> float:
     toks = text.lower().split()
     grams = list(zip(toks, toks[1:]))
     return len(set(grams)) / len(grams) if grams else 0.0
+
+
+def steered_words(steps: list[Any]) -> list[dict[str, Any]]:
+    """The words KID marked in one output: each run of marked tokens with the word around it, whether the marked
+    tokens are exactly that word ("whole") and whether the word carries a fact ("fact": a noun or a name, no stop
+    word, by spaCy on the output)."""
+    from core.nlp import load_spacy
+    from core.stopwords import ENGLISH
+    text = "".join(s.piece for s in steps)
+    spans, at, start = [], 0, None
+    for s in steps + [None]:
+        marked = s is not None and s.fact is not None and s.p_after > s.p_before
+        if marked and start is None:
+            start = at
+        if not marked and start is not None:
+            spans.append((start, at))
+            start = None
+        at += len(s.piece) if s is not None else 0
+    doc = load_spacy()(text) if spans else None
+    out = []
+    for a, b in spans:
+        a2 = a + len(text[a:b]) - len(text[a:b].lstrip())
+        left, right = a2, b
+        while left > 0 and text[left - 1].isalpha():
+            left -= 1
+        while right < len(text) and text[right].isalpha():
+            right += 1
+        word = text[left:right].strip()
+        tags = {t.pos_ for t in doc if t.idx < right and t.idx + len(t) > left} if doc is not None else set()
+        out.append({"marked": text[a:b], "word": word, "whole": (left, right) == (a2, b),
+                    "fact": bool(tags & {"NOUN", "PROPN"}) and word.lower() not in ENGLISH})
+    return out
 
 
 def perplexity(llm: Any, prompt: str, output: str) -> float:
@@ -79,9 +118,14 @@ def book_contexts(novel: str, workdir: Path, per_novel: int, rng: random.Random)
         while paras and sum(len(p.split()) for p in kept) < CONTEXT_WORDS:
             kept.insert(0, paras.pop())
         context = "\n\n".join(kept)
-        facts = [verbalize(f.subject, f.relation, f.object) for f in facts_for_retrieval(store, work.id, index)]
-        texts = [t for t in dict.fromkeys(facts) if t]
-        out.append({"novel": novel, "chapter": index, "context": context, "pool": FactPool(texts, embed(texts))})
+        triples: dict[str, tuple[str, str, str]] = {}
+        for f in facts_for_retrieval(store, work.id, index):  # as write_service.fact_pool: the text and its triple
+            if text := verbalize(f.subject, f.relation, f.object):
+                triples.setdefault(text, (f.subject, f.relation, f.object))
+        texts = list(triples)
+        pool = FactPool(texts, embed(texts))
+        pool.triples = list(triples.values())  # set after: the same script runs on code whose pool has no triples
+        out.append({"novel": novel, "chapter": index, "context": context, "pool": pool})
     store.engine.dispose()
     return out
 
@@ -102,13 +146,27 @@ def run_methods(llm: Any, ctx: dict[str, Any], tokens: int, seed: int, methods: 
             "kid-kv": (KidParams(max_tokens=tokens, seed=seed, variant="kv"), prepared)}
     rows = []
     for method in methods:
+        if method == "plain-app":
+            rows.append(_plain_app(llm, ctx, prepared, tokens, seed, facts))
+            continue
         kid_params, prep = runs[method]
         result = KidMode(kid_params).run(llm, prep)
         rows.append({"novel": ctx["novel"], "chapter": ctx["chapter"], "method": method, "text": result.text,
                      "tokens": len(result.steps), "seconds": result.seconds,
                      "cov": coverage(result.text, facts), "ppl": perplexity(llm, prepared.prompt, result.text),
-                     "distinct2": distinct_2(result.text), "boosted": len(result.boosted), "facts": facts})
+                     "distinct2": distinct_2(result.text), "boosted": len(result.boosted), "facts": facts,
+                     "steered": steered_words(result.steps)})
     return rows
+
+
+def _plain_app(llm: Any, ctx: dict[str, Any], prepared: PreparedPrompt, tokens: int, seed: int,
+               facts: list[str]) -> dict[str, Any]:
+    done = llm.generate_text(prepared.prompt, temperature=1.0, top_p=0.92, max_tokens=tokens, seed=seed,
+                             min_tokens=tokens)
+    return {"novel": ctx["novel"], "chapter": ctx["chapter"], "method": "plain-app", "text": done.text,
+            "tokens": done.output_tokens, "seconds": done.seconds, "cov": coverage(done.text, facts),
+            "ppl": perplexity(llm, prepared.prompt, done.text), "distinct2": distinct_2(done.text), "boosted": 0,
+            "facts": facts, "steered": [], "runtime": llm.runtime}
 
 
 def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -121,11 +179,18 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "distinct2": statistics.mean(r["distinct2"] for r in mine),
                     "s_per_token": sum(r["seconds"] for r in mine) / max(1, sum(r["tokens"] for r in mine)),
                     "boosted_tokens": sum(r["boosted"] for r in mine)})
+        words = [w for r in mine for w in r["steered"]]
+        out[-1] |= {"tokens_per_s": 1 / out[-1]["s_per_token"] if out[-1]["s_per_token"] else float("nan"),
+                    "steered_words": len(words),
+                    "whole_share": sum(w["whole"] for w in words) / len(words) if words else float("nan"),
+                    "whole_fact_share": sum(w["whole"] and w["fact"] for w in words) / len(words) if words
+                    else float("nan")}
     plain = out[0]
     for row in out:
         row["cov_x_plain"] = row["cov"] / plain["cov"] if plain["cov"] else float("nan")
         row["ppl_x_plain"] = row["ppl_median"] / plain["ppl_median"]
         row["time_x_plain"] = row["s_per_token"] / plain["s_per_token"]
+        row["speed_x_plain"] = plain["s_per_token"] / row["s_per_token"]
     return out
 
 
@@ -137,9 +202,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS), help="plain first")
     ap.add_argument("--kl-max", type=float, default=KidParams.kl_max, help="KID logits trust region")
+    ap.add_argument("--out", default="kid", help="results file name (bench/results/OUT.json)")
+    ap.add_argument("--llm", default="local:smollm2", help="an embedded model (KID needs its logits)")
     args = ap.parse_args()
     started = time.perf_counter()
-    llm = get_llm("local:smollm2")
+    llm = get_llm(args.llm)
     rng = random.Random(args.seed)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,14 +216,16 @@ def main() -> None:
         print(f"context {i + 1}/{len(contexts)} done ({time.perf_counter() - started:.0f} s)", flush=True)
     summary = summarize(rows)
     print(table(summary, ["method", "n", "cov", "cov_x_plain", "ppl_median", "ppl_x_plain", "distinct2",
-                          "s_per_token", "time_x_plain", "boosted_tokens"]))
-    write_results("kid", {"llm": "local:smollm2", "novels": args.novels, "per_novel": args.per_novel,
+                          "s_per_token", "tokens_per_s", "speed_x_plain", "boosted_tokens", "steered_words",
+                          "whole_share", "whole_fact_share"]))
+    print(f"load average at the end: {os.getloadavg()}")
+    write_results(args.out, {"llm": args.llm, "novels": args.novels, "per_novel": args.per_novel,
                           "tokens": args.tokens, "seed": args.seed, "kl_max": args.kl_max, "summary": summary,
                           "rows": rows,
                           "command": f".venv/bin/python bench/kid.py --per-novel {args.per_novel} --tokens "
                                      f"{args.tokens} --novels {' '.join(args.novels)} --methods {' '.join(args.methods)} "
-                                     f"--kl-max {args.kl_max}",
-                          "seconds": round(time.perf_counter() - started, 1)})
+                                     f"--kl-max {args.kl_max} --out {args.out} --llm {args.llm}",
+                          "seconds": round(time.perf_counter() - started, 1), "load_avg_end": os.getloadavg()})
 
 
 if __name__ == "__main__":

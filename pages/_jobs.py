@@ -20,13 +20,17 @@ from pages._state import IMPORTS_SEEN_BUSY, READ_CHAPTER, job_seen_busy
 
 POLL_S = 2.0
 RUNNING = {"kg_build": "Building the graph", "narco": "Connecting passages", "summaries": "Writing summaries",
-           "story_chapter": "Writing the next chapter", "story_accept": "Storing the chapter"}
-STREAMED = {"story_chapter"}
+           "story_chapter": "Writing the next chapter", "story_accept": "Storing the chapter",
+           "continuation": "Continuing the text"}
+STREAMED = {"story_chapter", "continuation"}   # the message is the text written so far
 FAILED = {"kg_build": "The build stopped; finished chapters are saved and it can resume",
           "narco": "Stopped; finished passages are saved and the build resumes",
           "summaries": "Stopped; finished summaries are saved and the next run resumes",
           "story_chapter": "The chapter stopped midway; the text so far is kept as a draft",
-          "story_accept": "The chapter could not be stored"}
+          "story_accept": "The chapter could not be stored",
+          "continuation": "The continuation failed; your chapter is unchanged"}
+STOP_HELP = {"continuation": "Ends it at the next word; what was written is kept, to save or discard.",
+             "story_chapter": "Ends it now; the text so far is kept as a draft."}
 
 
 def start_job(store: Store, work_id: int, kind: str, params: dict[str, Any]) -> None:
@@ -87,7 +91,8 @@ def _render(store: Store, work_id: int, view: background.TaskView, kinds: tuple[
             elif not is_read_only(store, work_id):  # a reader watches the owner's job, and cannot stop it
                 st.button("Stop", key=f"job_stop_{work_id}", icon=":material/stop_circle:",
                           on_click=background.request_stop, args=(store, work_id),
-                          help="Ends the job after the unit in progress; everything finished is kept.")
+                          help=STOP_HELP.get(task.kind,
+                                             "Ends the job after the unit in progress; everything finished is kept."))
         return
     if view.state == "interrupted":
         with st.status(f"{view.label} was interrupted at {task.done} of {task.total} {view.unit}", expanded=True,

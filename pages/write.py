@@ -4,47 +4,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.services import llm_service
 from core.services import write_service as ws
 from core.services.background_jobs import saved_draft
 from core.services.guarded_store import is_read_only
-from core.write import ARCS, PREMISES, DecodeParams, WriteParams
+from core.write import DecodeParams
+from pages._continuity_view import draft_conflicts
 from pages._jobs import job_panel, start_job
-from pages._shared import get_store, plain, select_work, work_picker
+from pages._shared import get_store, plain, work_picker
 from pages._state import (
     WRITE_DRAFT,
     WRITE_DRAFT_ID,
     WRITE_FINAL,
-    WRITE_OPEN_START,
     WRITE_TEXT,
 )
 from pages._write_continue import continue_section
+from pages._write_start import start_section
 
 store = get_store()
 st.title("Write")
-with st.expander("Start a story", expanded=WRITE_OPEN_START.get() or not store.list_works()):
-    with st.form("write_new", enter_to_submit=False):  # Enter in a box submitted it: two stories were made
-        title = st.text_input("Title", key="new_title")
-        choice = st.selectbox("Premise", ["My own", *PREMISES], index=1, key="new_premise")
-        own = st.text_area("Your premise", key="new_own", height=70,
-                           help="When you write one, it is used instead of the premise chosen above.")
-        c1, c2, c3 = st.columns(3)
-        arc = c1.selectbox("Story arc", list(ARCS), key="new_arc", help="\n\n".join(f"**{a}**: {d}" for a, d in
-                                                                               ARCS.items()))
-        words = c2.slider("Chapter length (words)", 100, 3000, (800, 1200), 50, key="new_words")
-        chapters = c3.number_input("At most chapters", 1, 200, 12, key="new_max")
-        model = st.text_input("Model", llm_service.resolve_llm_name(store, "writing"), key="new_model")
-        use_kg = st.checkbox("Use the knowledge graph", True, key="new_kg")
-        if st.form_submit_button("Start", type="primary", key="new_start"):
-            try:
-                params = WriteParams(own.strip() or ("" if choice == "My own" else choice), arc, words[0], words[1],
-                                     int(chapters), use_kg, llm=model or None)
-                started = ws.start_story(store, title or "Untitled story", params)
-                select_work(started.id)
-                st.success(f"Started “{plain(started.title)}” ({int(chapters)} chapters at most). Write its first "
-                           "chapter below.", icon=":material/check_circle:")
-            except ValueError as exc:
-                st.error(plain(str(exc)))
+start_section(store)  # the form, or the story just started and "Start another story"
 
 work_id = work_picker()
 if work_id is None or is_read_only(store, work_id):  # shared read-only (the picker says so): only its owner writes
@@ -52,15 +30,19 @@ if work_id is None or is_read_only(store, work_id):  # shared read-only (the pic
 work = store.get_work(work_id)
 story = "arc" in work.settings
 left, right = st.columns(2)
-temperature = left.slider("Temperature", 0.0, 1.5, 0.8, 0.05, key="write_temp")
+temperature = left.slider("Temperature", 0.0, 1.5, 0.8, 0.05, key="write_temp",
+                          help="How adventurous the word choices are: 0 always takes the likeliest word; higher "
+                               "values surprise more and stray more.")
 # A story's own box (a key per story) starts at its chapter length in tokens, so a chapter is never cut short by
 # another work's number (a book's 150 tokens, or a shorter story's).
 length = right.number_input("Max new tokens", 16, 8000,
                             ws.story_params(store, work_id).chapter_tokens() if story else 150,
                             key=f"write_tokens_story_{work_id}" if story else "write_tokens",
-                            help="A story's chapter: its longest chapter in tokens. "
-                                 "A continuation below: at most this.")
+                            help="A token is about three quarters of a word. A story's chapter: its longest chapter "
+                                 "in tokens. A continuation below: at most this.")
 decode = DecodeParams(temperature=float(temperature), max_tokens=int(length))
+# the one panel of the work's background job (a chapter, its storing, a KID continuation): progress, time left, Stop
+busy = job_panel(store, work_id, ("story_chapter", "story_accept", "continuation")).busy
 
 
 if story:
@@ -73,7 +55,6 @@ if story:
     elif st.button("Start the no-KG twin", key="write_twin", help="Same premise and arc, written without graph"):
         ws.create_twin(store, work_id)
         st.rerun()
-    busy = job_panel(store, work_id, ("story_chapter", "story_accept")).busy  # written in the background
     if not state.finished:  # an LLM job: its tokens and price before it starts
         name = ws.writing_model(store, work_id)
         est = ws.chapter_estimate(store, work_id, name, decode)
@@ -96,7 +77,12 @@ if story:
     if kept and kept.stopped:
         st.info("Stopped: the partial chapter is kept as a draft.")
     if WRITE_DRAFT.is_set():
-        st.text_area("Draft (edit before accepting)", key=WRITE_TEXT.key, height=300)
+        if kept and kept.note:  # a loop was cut: say so above the draft, not after it
+            st.warning(plain(kept.note), icon=":material/content_cut:")
+        # the box is as tall as the draft: a loop or an odd ending is never hidden below its top
+        st.text_area("Draft (edit before accepting)", key=WRITE_TEXT.key, height="content")
+        st.caption(f"The whole draft is shown: {len(WRITE_TEXT.get().split()):,} words.")
+        draft_conflicts(store, work_id, WRITE_TEXT.get())   # continuity (issue 32), before Accept
         if note := ws.writer_note(store, work_id):
             st.caption(note)
         final = st.checkbox("This is the final chapter", key=WRITE_FINAL.key)
@@ -105,9 +91,10 @@ if story:
     with st.expander("Write a chapter yourself"):
         own_title = st.text_input("Title", key="own_title")
         own_text = st.text_area("Chapter", key="own_text", height=200)
+        draft_conflicts(store, work_id, own_text)   # continuity (issue 32): a hand-written draft too
         own_final = st.checkbox("Final chapter", key="own_final")
         if st.button("Save my chapter", key="own_save", disabled=state.finished or busy):
             start_job(store, work_id, "story_accept", {"text": own_text, "final": own_final,
                                                        "title": own_title or None, "source": "written"})
 
-continue_section(store, work, temperature=float(temperature), length=int(length))
+continue_section(store, work, temperature=float(temperature), length=int(length), busy=busy)

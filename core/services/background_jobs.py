@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.services.background import Controls, job_kind
+from core.services.job_kinds import Controls, job_kind
 from core.store import Store
 
 
@@ -84,6 +84,7 @@ class SavedDraft:
     text: str
     final: bool = False
     stopped: bool = False
+    note: str = ""  # "Repetition cut: ..." when a loop in the writer's text was cut (core.textguard)
 
 
 def saved_draft(store: Store, work_id: int) -> SavedDraft | None:
@@ -91,7 +92,8 @@ def saved_draft(store: Store, work_id: int) -> SavedDraft | None:
     draft = store.get_work(work_id).settings.get(DRAFT_KEY)
     if not isinstance(draft, dict) or not draft.get("text"):
         return None
-    return SavedDraft(str(draft.get("id", "")), draft["text"], bool(draft.get("final")), bool(draft.get("stopped")))
+    return SavedDraft(str(draft.get("id", "")), draft["text"], bool(draft.get("final")), bool(draft.get("stopped")),
+                      str(draft.get("note") or ""))
 
 
 @job_kind("story_chapter", "Next chapter", "words")
@@ -104,6 +106,7 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
     from core.llm import LLMError
     from core.services import llm_service
     from core.services import write_service as ws
+    from core.textguard import check_text
     from core.write import DecodeParams
     work = store.get_work(work_id)
     llm = llm_service.build_llm(store, "writing", work.settings.get("llm"), work_id=work_id)
@@ -123,9 +126,12 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
             if controls.should_stop():
                 raise _DraftStopped
 
-    def keep(text: str, final: bool, stopped: bool) -> None:
+    def keep(text: str, final: bool, stopped: bool, note: str = "") -> None:
+        if stopped:  # a partial chapter: a loop in it is cut as in a finished draft
+            checked = check_text(text)
+            text, note = checked.text, checked.note
         store.update_work_settings(work_id, {DRAFT_KEY: {"id": uuid.uuid4().hex, "text": text, "final": final,
-                                                        "stopped": stopped}})
+                                                        "stopped": stopped, "note": note}})
     try:
         draft = ws.draft_chapter(store, work_id, llm, decode=decode, on_piece=on_piece)
     except _DraftStopped:
@@ -135,8 +141,9 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
         if pieces:
             keep("".join(pieces), False, True)
         raise
-    keep(draft.text, draft.final, False)
-    return f"A draft of {len(draft.text.split()):,} words is ready: edit it below, then accept it."
+    keep(draft.text, draft.final, False, draft.cut_note)
+    cut = " (a loop the model wrote was cut: see the note under the draft)" if draft.cut_note else ""
+    return f"A draft of {len(draft.text.split()):,} words is ready{cut}: edit it below, then accept it."
 
 
 @job_kind("story_accept", "Storing the chapter", "steps")
@@ -155,3 +162,6 @@ def store_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
         store.update_work_settings(work_id, {DRAFT_KEY: None})
     controls.on_progress(1, 1, f"Chapter {chapter.index} stored")
     return f"Chapter {chapter.index} is stored; the grapher has read it."
+
+
+from core.services import continuation_job  # noqa: E402,F401 - registers "continuation" (its own module: KID's job)

@@ -24,20 +24,24 @@ from core.ingest import chunk_text
 from core.kg.types import INTERACTION_RELATIONS
 from core.llm import LLM, Completion, LLMError, MeteredLLM, TextStream, check_llm_name
 from core.llm.pricing import CostEstimate
+from core.services import continuity_service
 from core.services.kg_query import facts_for_retrieval
 from core.services.kg_service import update_chapter_graph
 from core.services.library import create_story
+from core.services.qa_corpus import embed_cached
 from core.store import Store
+from core.textguard import check_text
 from core.write import loop
 from core.write.context import GraphEdge, GraphNode, StoryGraph, kg_block
 from core.write.export import ExportChapter, safe_filename, to_epub, to_markdown
-from core.write.kid import KidCompletion, Step, boosted_records
+from core.write.kid import KidCompletion, KidStream, Step, boosted_records
 from core.write.kid.overlay import overlay_html, token_dicts
 from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
 from core.write.params import ContinueParams, DecodeParams, WriteParams
 from core.write.writer import ChapterDraft, PriorChapter, finish_draft, prompt_text, writer_messages
 
 PieceFn = Callable[[str], None]
+TokensFn = Callable[[int, int, str], None]   # (tokens written, tokens asked, the text so far)
 STATE_KEY = "story_state"
 CONTEXT_WORDS = 3000  # how much of a work's end a continuation reads before the mode fits it to the budget
 
@@ -59,6 +63,7 @@ class Continuation:
     notes: list[str]
     tokens_per_second: float = 0.0
     steps: list[Step] = field(default_factory=list)
+    stopped: bool = False   # Stop was pressed: the text is what came before it
 
     @property
     def boosted(self) -> list[dict[str, Any]]:
@@ -135,6 +140,18 @@ def writer_note(store: Store, work_id: int) -> str | None:
             "chapters worth keeping.")
 
 
+def kid_note(store: Store, work_id: int) -> str | None:
+    """Before a KID run: None when the work's writing model can run it (an embedded model, whose word probabilities
+    KID steers), else why it cannot and what to choose instead."""
+    from core.llm.registry import is_embedded
+    name = writing_model(store, work_id)
+    if is_embedded(name):
+        return None
+    return (f"KID steers the word probabilities of one of Fabula's own models; this work is written by {name}, "
+            "which does not share them. Choose local:gemma3-270m or local:smollm2 as the writing model (Settings → "
+            "writing), or another mode.")
+
+
 def story_state(store: Store, work_id: int) -> loop.StoryState:
     return loop.StoryState.from_dict(store.get_work(work_id).settings.get(STATE_KEY))
 
@@ -165,6 +182,9 @@ def chapter_messages(store: Store, work_id: int, n: int, llm: LLM) -> list[dict[
     prior = [PriorChapter(c.index, c.title, store.get_chapter(work_id, c.index).text)
              for c in store.list_chapters(work_id) if n - 3 <= c.index < n]
     block = kg_block(story_graph(store, work_id, n - 1), n) if params.use_kg and n > 1 else ""
+    if params.use_kg and n > 1:   # continuity (issue 32): who is dead, who is whose sister, among those in play
+        in_play = {c.name for c in store.kg_name_counts(work_id, n - 1) if c.chapter_index >= n - 2}
+        block = "\n\n".join(p for p in (block, continuity_service.prompt_states(store, work_id, in_play, n - 1)) if p)
     return writer_messages(params, n, prior, block, llm.count_tokens, llm.context_window)
 
 
@@ -257,7 +277,8 @@ def next_chapter(store: Store, work_id: int, llm: LLM, *, decode: DecodeParams |
     draft = drafts[-1] if drafts else None
     return {"work_id": work_id, "chapter": state.next_chapter if state.phase is loop.Phase.DONE
             else state.next_chapter - 1, "finished": state.finished, "final": bool(draft and draft.final),
-            "decided_by": draft.decided_by if draft else "resumed", "words": len(draft.text.split()) if draft else 0}
+            "decided_by": draft.decided_by if draft else "resumed", "words": len(draft.text.split()) if draft else 0,
+            "repetition_cut": draft.cut_note if draft else ""}
 
 
 def write_story(store: Store, work_id: int, llm: LLM, *, on_chapter: Callable[[dict[str, Any]], None] | None = None,
@@ -274,8 +295,15 @@ def write_story(store: Store, work_id: int, llm: LLM, *, on_chapter: Callable[[d
 # ---- continuations (any work) ---------------------------------------------------------------------------------
 
 def fact_pool(store: Store, work_id: int, upto_chapter: int | None) -> FactPool:
-    texts = [verbalize(f.subject, f.relation, f.object) for f in facts_for_retrieval(store, work_id, upto_chapter)]
-    return FactPool([t for t in dict.fromkeys(texts) if t])
+    """The work's facts up to a chapter, verbalized, with their triples (KID's trie) and their vectors from the
+    store's embedding cache (a book's thousands of facts are embedded once, not at every continuation: 40 s on a busy
+    machine for The Call of the Wild)."""
+    triples: dict[str, tuple[str, str, str]] = {}
+    for f in facts_for_retrieval(store, work_id, upto_chapter):
+        if text := verbalize(f.subject, f.relation, f.object):
+            triples.setdefault(text, (f.subject, f.relation, f.object))
+    texts = list(triples)
+    return FactPool(texts, embed_cached(store, texts) if texts else None, list(triples.values()))
 
 
 def work_tail(store: Store, work_id: int, upto_chapter: int | None = None, words: int = CONTEXT_WORDS) -> str:
@@ -293,9 +321,12 @@ def work_tail(store: Store, work_id: int, upto_chapter: int | None = None, words
 
 
 def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, *, text: str | None = None,
-                  chapter: int | None = None, on_piece: PieceFn | None = None) -> Continuation:
+                  chapter: int | None = None, on_piece: PieceFn | None = None, on_tokens: TokensFn | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> Continuation:
     """Continue `text` (default: the end of the work up to `chapter`, default its last) with a mode from the registry,
-    set up with `params` (KID with `params.kid`). The facts and the graph block are the work's up to that chapter."""
+    set up with `params` (KID with `params.kid`). The facts and the graph block are the work's up to that chapter.
+    `on_tokens` hears the progress after each piece; `should_stop()`, asked as often, ends the generation early (KID:
+    at the next word) and the Continuation keeps what came, `stopped` set (the background job's Stop)."""
     started = time.perf_counter()
     mode = get_mode(params.mode).configured(params)
     chapters = store.list_chapters(work_id)
@@ -309,11 +340,56 @@ def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, 
     stream = mode.generate(llm, prepared, params.decode())
     if isinstance(llm, MeteredLLM):  # KID drives the model itself, past stream(): its usage is recorded here, once
         llm.meter(stream)
-    done = _drain(stream, on_piece)
+    done, stopped = _drain_until(stream, on_piece, on_tokens, should_stop, params.tokens)
     rate = done.output_tokens / done.seconds if done and done.seconds > 0 else 0.0
-    return Continuation(done.text.strip() if done else "", mode.name, prepared.facts, prepared.prompt,
-                        round(time.perf_counter() - started, 3), prepared.notes, round(rate, 2),
-                        done.steps if isinstance(done, KidCompletion) else [])
+    text, steps = (done.text if done else ""), (done.steps if isinstance(done, KidCompletion) else [])
+    checked = check_text(text.strip())
+    notes = prepared.notes + ([checked.note] if checked.cut else [])
+    return Continuation(checked.text, mode.name, prepared.facts, prepared.prompt,
+                        round(time.perf_counter() - started, 3), notes, round(rate, 2),
+                        steps_within(steps, text, checked.text) if checked.cut else steps, stopped)
+
+
+def _drain_until(stream: TextStream, on_piece: PieceFn | None, on_tokens: TokensFn | None,
+                 should_stop: Callable[[], bool] | None, asked: int) -> tuple[Completion | None, bool]:
+    """`_drain` with progress and a stop: (completion, stopped). A KidStream asked to stop ends at its next word and
+    completes as usual (metered, its steps kept); another stream is closed and what came is its completion."""
+    pieces: list[str] = []
+    stopped = False
+    for piece in stream:
+        pieces.append(piece)
+        if on_piece:
+            on_piece(piece)
+        if on_tokens:
+            on_tokens(len(stream.steps) if isinstance(stream, KidStream) else len(pieces), asked, "".join(pieces))
+        if not stopped and should_stop is not None and should_stop():
+            stopped = True
+            if not isinstance(stream, KidStream):
+                stream.close()
+                return Completion("".join(pieces), 0, len(pieces), 0.0, "stop", stream.name), True
+            stream.stop()
+    return stream.completion, stopped
+
+
+def steps_within(steps: list[Step], text: str, kept: str) -> list[Step]:
+    """KID's steps that wrote `kept`, the start of `text` (stripped) left after a loop was cut: the overlay then
+    shows the text the page presents, not the loop."""
+    end = len(text) - len(text.lstrip()) + len(kept)
+    out, at = [], 0
+    for step in steps:
+        if at >= end:
+            break
+        out.append(step)
+        at += len(step.piece)
+    return out
+
+
+def partial_continuation(text: str, mode: str) -> Continuation:
+    """What a continuation stopped before its end (or cut off by an error) leaves to show and save: its text with
+    a loop cut as a finished one's is."""
+    checked = check_text(text.strip())
+    return Continuation(checked.text, mode, [], "(generation stopped before the end)", 0.0,
+                        [checked.note] if checked.cut else [])
 
 
 def save_continuation(store: Store, work_id: int, chapter: int, kept: str, continuation: str,

@@ -32,10 +32,21 @@ _PARAGRAPHS = re.compile(r"\n[ \t]*\n\s*")
 
 @dataclass
 class FactPool:
-    """Verbalized facts a continuation may use (in reading order), with their unit embeddings when known."""
+    """Verbalized facts a continuation may use (in reading order), with their unit embeddings when known and, when
+    known, the (subject, relation, object) each was verbalized from (KID keys its trie by the subject)."""
 
     texts: list[str] = field(default_factory=list)
     vectors: np.ndarray | None = None
+    triples: list[tuple[str, str, str]] | None = None
+
+    def triple(self, text: str) -> tuple[str, str, str] | None:
+        """The triple `text` was verbalized from, None when the pool does not know it."""
+        if self.triples is None:
+            return None
+        try:
+            return self.triples[self.texts.index(text)]
+        except (ValueError, IndexError):
+            return None
 
 
 @dataclass
@@ -55,6 +66,7 @@ class PreparedPrompt:
     prompt: str
     facts: list[dict[str, Any]] = field(default_factory=list)   # {"text", "score"} of what was inserted
     notes: list[str] = field(default_factory=list)
+    triples: list[tuple[str, str, str] | None] = field(default_factory=list)  # KID: each fact's triple, if known
 
 
 def continue_messages(prompt: str) -> list[dict[str, str]]:

@@ -15,6 +15,7 @@ from core.llm.base import LLM
 from core.llm.errors import LLMConfigError
 from core.llm.registry import is_embedded
 from core.textfit import fit_end, keep_end
+from core.textguard import check_text
 from core.write.params import WriteParams
 from core.write.premises import ARCS
 from core.write.prompts import (CONSISTENCY_KG, CONSISTENCY_PLAIN, FINAL_FOLLOWUP, FINAL_MARKER, FOLLOWUP_TOKENS,
@@ -41,6 +42,7 @@ class ChapterDraft:
     decided_by: str
     prompt: str
     raw: str
+    cut_note: str = ""  # "Repetition cut: ..." when a loop in the writer's text was cut (core.textguard)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -141,18 +143,28 @@ def ask_final(llm: LLM, params: WriteParams, chapter_text: str) -> bool | None:
     return None
 
 
-def finish_draft(llm: LLM, params: WriteParams, n: int, raw: str, prompt: str) -> ChapterDraft:
-    """Turn the writer's raw reply into a draft with its final-chapter decision."""
+def fitted_text(llm: LLM, params: WriteParams, raw: str) -> tuple[str, bool | None]:
+    """The writer's raw reply as chapter text fitted to the length (the marker line taken out, and its verdict)
+    before the loop check."""
     text, marked = split_marker(raw)
-    text = fit_length(text, params.min_words, params.max_words, embedded=_is_embedded(llm))
+    return fit_length(text, params.min_words, params.max_words, embedded=_is_embedded(llm)), marked
+
+
+def finish_draft(llm: LLM, params: WriteParams, n: int, raw: str, prompt: str) -> ChapterDraft:
+    """Turn the writer's raw reply into a draft with its final-chapter decision. A loop in it (a sentence or an
+    8-gram written over and over) is cut where it began, and the draft says so (`cut_note`): a draft is never
+    presented with its loop unseen below the top of the box."""
+    fitted, marked = fitted_text(llm, params, raw)
+    checked = check_text(fitted)
+    text, note = checked.text, checked.note
     if n >= params.max_chapters:
-        return ChapterDraft(n, text, True, "limit", prompt, raw)
+        return ChapterDraft(n, text, True, "limit", prompt, raw, note)
     if n == 1:
-        return ChapterDraft(n, text, False, "first", prompt, raw)
+        return ChapterDraft(n, text, False, "first", prompt, raw, note)
     if marked is not None:
-        return ChapterDraft(n, text, marked, "marker", prompt, raw)
+        return ChapterDraft(n, text, marked, "marker", prompt, raw, note)
     asked = ask_final(llm, params, text) if text else None
-    return ChapterDraft(n, text, bool(asked), "follow-up" if asked is not None else "default", prompt, raw)
+    return ChapterDraft(n, text, bool(asked), "follow-up" if asked is not None else "default", prompt, raw, note)
 
 
 def prompt_text(messages: Sequence[dict[str, str]]) -> str:

@@ -44,6 +44,7 @@ def test_a_story_token_box_follows_its_own_chapter_length(writing: list[FakeLLM]
     at = _run()
     at.text_input(key="new_title").input("Short")
     at.button(key="new_start").click().run()
+    at.button(key="write_start_another").click().run()  # the started story's confirmation gives way to a new form
     at.text_input(key="new_title").input("Long")
     at.slider(key="new_words").set_value((2000, 3000))
     at.button(key="new_start").click().run()

@@ -227,21 +227,32 @@ def test_summarize_a_chapter_with_the_local_model(ui) -> None:  # noqa: ANN001
     page = ui
     open_page(page, "Summaries")
     assert picked_work(page).startswith(TITLE)
-    page.locator('[data-testid="stRadio"]').filter(has_text="Both, side by side").get_by_text(
-        "Chapter text only").click()
+    # offline, the default is the book's own words: no model, sentences chosen with the graph, marked as such
+    page.get_by_text(re.compile(r"No model writes this: the chapter's own sentences")).first.wait_for()
+    assert not page.get_by_text(re.compile(r"Estimate with")).count()
+    page.get_by_role("button", name="Summarize").click()
+    extractive = page.get_by_text(re.compile(r"extractive: \d+ of \d+ sentences chosen with the graph, in story order"))
+    wait_for_outcome(page, extractive, timeout=MODEL_RUN)
+    no_exception(page)
+    page.get_by_text("Against the chapter itself", exact=False).first.wait_for(timeout=MODEL_RUN)  # KGScore shown
+    assert page.get_by_role("columnheader", name="F_KG").count() or page.get_by_text("F_KG").count()
+    # the embedded model's own summary stays one click away, with its honest note
+    page.locator('[data-testid="stRadio"]').filter(has_text="Model, both side by side").get_by_text(
+        "Model, chapter text only").click()
     wait_idle(page)
+    page.get_by_text(re.compile(r"Written by a small embedded model \(local:gemma3-270m\)")).first.wait_for()
     set_number(page, "Longest summary (tokens)", 32)
     estimate = page.get_by_text(re.compile(r"Estimate with local:gemma3-270m: 1 summaries, .* \+ 32 output tokens"))
     estimate.wait_for()
     page.get_by_role("button", name="Summarize").click()
-    done = page.get_by_text(re.compile(r"1 written, 0 already up to date"))
-    wait_for_outcome(page, done, timeout=MODEL_RUN)
-    no_exception(page)
     column = page.locator('[data-testid="stColumn"]').filter(
         has=page.get_by_role("heading", name="Chapter text only", level=3))
-    column.get_by_text(re.compile(r"written by local:gemma3-270m · .* · 1 version")).wait_for()
+    wait_for_outcome(page, column.get_by_text(re.compile(r"written by local:gemma3-270m · .* · 1 version")),
+                     timeout=MODEL_RUN)
+    no_exception(page)
     text = column.locator(f"xpath=.//{TEXT}").first.inner_text().strip()
     assert text and text != "No summary yet.", "the summary's text is shown"
+    assert column.get_by_text(re.compile(r"rough draft")).count(), "an honest note beside the embedded model's text"
     kg_column = page.locator('[data-testid="stColumn"]').filter(
         has=page.get_by_role("heading", name="With knowledge graph", level=3))
     assert kg_column.get_by_text("No summary yet.").is_visible(), "only the chosen mode was written"
@@ -253,14 +264,15 @@ def test_continue_a_chapter_with_smollm2(ui) -> None:  # noqa: ANN001
     assert picked_work(page).startswith(TITLE)
     page.get_by_role("heading", name="Continue from the cursor").wait_for()
     set_number(page, "Max new tokens", 16)
-    assert page.get_by_role("radio", name="plain").is_checked()
+    assert page.get_by_role("radio", name="Text only").is_checked()  # the plain mode, in plain words
     revisions = page.get_by_text(re.compile(r"Chapter 7 has 1 revision\(s\)\."))
     revisions.wait_for()
     page.get_by_role("button", name="Continue", exact=True).click()
-    prompt = page.get_by_text(re.compile(r"Prompt \(plain, [\d.]+ s, [\d.]+ tokens/s\)"))  # tokens/s for every mode
+    prompt = page.get_by_text(re.compile(r"Prompt \(Text only, [\d.]+ s, [\d.]+ tokens/s\)"))  # tokens/s for every mode
     wait_for_outcome(page, prompt, timeout=MODEL_RUN)
     no_exception(page)
-    generated = page.locator("xpath=(//*[@data-testid='stExpander'][contains(normalize-space(), 'Prompt (plain')])[1]"
+    generated = page.locator("xpath=(//*[@data-testid='stExpander']"
+                             "[contains(normalize-space(), 'Prompt (Text only')])[1]"
                              f"/preceding::{TEXT}[1]")
     text = generated.inner_text().strip()
     assert text and text != "(nothing generated)", "the continuation is shown"

@@ -15,7 +15,8 @@ from sqlalchemy import update
 from core.domain import JobStatus, NewChapter, WorkKind
 from core.ingest import chunk_text
 from core.services import background
-from core.services.background import Controls, JobRefused, Worker, job_kind
+from core.services.background import JobRefused, Worker
+from core.services.job_kinds import Controls, job_kind
 from core.services.jobs import JobRunner
 from core.tasks import TaskStatus, utcnow
 from storage.models_tasks import WorkTaskRow

@@ -55,3 +55,30 @@ def test_kid_steps_give_the_boosted_tokens_and_an_escaped_overlay() -> None:
     assert out.as_dict()["boosted"] == out.boosted and "steps" not in out.as_dict()
     html = out.overlay()
     assert "&lt;ghost&gt;" in html and "<ghost>" not in html and html.count("<mark") == 1
+
+
+def test_a_continuation_reports_tokens_and_stops_keeping_what_came(store: SqlStore) -> None:
+    """The background job's wiring: progress after each piece, and a stop that keeps the text so far (issue 37)."""
+    heard: list[tuple[int, int, str]] = []
+    out = ws.continue_work(store, _work(store), ContinueParams(mode="plain", tokens=20),
+                           FakeLLM("The door creaked open and the wind came in."),
+                           on_tokens=lambda done, asked, text: heard.append((done, asked, text)),
+                           should_stop=lambda: len(heard) >= 3)
+    assert out.stopped and out.text == "The door creaked"
+    assert [(d, a) for d, a, _ in heard] == [(1, 20), (2, 20), (3, 20)] and heard[-1][2].strip() == out.text
+
+
+def test_a_stopped_kid_continuation_keeps_its_steps_and_is_metered_once(store: SqlStore) -> None:
+    from core.llm import MeteredLLM
+    from tests.support.tiny_lm import TinyLocalLLM, walking_table
+    work_id = store.create_work("Snow", None, WorkKind.BOOK, {}, [NewChapter(
+        "One", "The dog went home and the man", ["The dog went home and the man"])]).id
+    records: list = []
+    llm = MeteredLLM(TinyLocalLLM(walking_table()), records.append, role="writing", work_id=work_id)
+    heard: list[int] = []
+    params = ContinueParams(mode="kid", tokens=50, kid=KidParams(seed=2, max_tokens=50))
+    out = ws.continue_work(store, work_id, params, llm, on_tokens=lambda done, asked, text: heard.append(done),
+                           should_stop=lambda: len(heard) >= 5)
+    assert out.stopped and 5 <= len(out.steps) < 50 and out.text
+    assert heard[:5] == [1, 2, 3, 4, 5]                      # one token at a time, counted by KID's own steps
+    assert len(records) == 1 and records[0].output_tokens == len(out.steps)

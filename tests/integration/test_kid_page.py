@@ -1,12 +1,12 @@
-"""The Write page's KID mode with the real local model: its parameters, a streamed run, the escaped overlay that
-highlights the tokens KID raised (the fact in the title), and the run's one usage record."""
+"""The Write page's KID mode with the real local model: its parameters, a run in the background worker, the escaped
+overlay that highlights the tokens KID raised (the fact in the title), and the run's one usage record."""
 from __future__ import annotations
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.domain import NewChapter, WorkKind
-from tests.app.conftest import app_db, page  # noqa: F401 - the fixture
+from tests.app.conftest import app_db, finish_jobs, page  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.slow
 TEXT = ("Marley was dead, to begin with. Scrooge signed the register of his burial.\n\n"
@@ -29,8 +29,9 @@ def test_kid_mode_on_the_write_page(app_db: str, monkeypatch: pytest.MonkeyPatch
     at.number_input(key="write_tokens").set_value(16)
     at.radio(key="cont_mode").set_value("kid").run()
     assert {w.key for w in at.number_input} >= {"kid_hops", "kid_steps", "kid_strength", "kid_seed"}
-    assert at.selectbox(key="kid_variant").options == ["logits", "kv"]
+    assert at.selectbox(key="kid_variant").options == ["Word choices (fast)", "Model memory (about 5x slower)"]
     at.button(key="cont_go").click().run()
+    finish_jobs(at, timeout=300)                 # KID runs in the background worker
     assert not at.exception, at.exception
     html = "".join(e.proto.body for e in at.get("html"))
     assert 'class="kid-overlay"' in html and "<script" not in html

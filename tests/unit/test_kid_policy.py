@@ -94,17 +94,13 @@ class _Tokenizer:
         return {"input_ids": self.SEQS.get(text, [100 + len(text)])}   # other words: one token
 
 
-def test_every_sub_token_of_a_started_name_is_rewarded_in_order() -> None:
+def test_demonstrations_are_the_first_sub_tokens_of_whole_fact_words() -> None:
     from core.write.kid import EntityMemory, KnowledgeTrie
-    from core.write.kid.decode import WordTokens, demonstrations
-    trie = KnowledgeTrie.build([("Marley", "haunts", "Scrooge"), ("Marley", "is", "ghost"),
+    from core.write.kid.decode import Target, WordTokens, demonstrations
+    trie = KnowledgeTrie.build([("Marley", "haunts", "Scrooge"), ("Marley", "is", "a ghost"),
                                 ("Marley", "feared", "Scuffle")])
     memory = EntityMemory(2)
     memory.add("Marley")
-    words = WordTokens(_Tokenizer())
-    first = demonstrations(trie, memory, 1, [9], words)
-    assert set(first.targets) >= {1, 5} and 2 not in first.targets and not first.continuing   # first sub-tokens
-    second = demonstrations(trie, memory, 1, [9, 1], words)
-    assert set(second.targets) == {2, 4} and second.continuing              # " Sc" -> "ro" (Scrooge) or "uffle"
-    third = demonstrations(trie, memory, 1, [9, 1, 2], words)
-    assert third.targets == {3: "Marley haunts Scrooge"} and third.continuing
+    targets = demonstrations(trie, memory, 1, WordTokens(_Tokenizer()))
+    assert set(targets) == {1, 5}     # " Sc" (Scrooge, the nearer of the two words it starts) and " ghost": word starts
+    assert targets[1] == Target("Scrooge", "Marley haunts Scrooge")   # only; "ro" and "oge" are never steered alone

@@ -6,6 +6,17 @@ from core.write.params import WriteParams
 from core.write.writer import finish_draft, fit_length
 
 SENTENCE = "The villagers brought her to the palace."  # 7 words
+VARIED = ["The villagers brought her to the palace.", "A cold wind blew across the hills.",
+          "Nobody in the town had seen snow.", "Her mother sang softly by the fire.",
+          "The old king waited at his window.", "Three crows watched from the bare oak.",
+          "Bread and cheese lay on the table.", "At dawn the bells rang out loudly.",
+          "She counted the coins twice, then laughed.", "Soldiers marched past the mill at noon."]
+
+
+def gates(n: int) -> str:
+    """n different sentences of 7 words (one sentence n times, or n on one pattern, is a loop, which a draft has
+    cut: tests/unit/test_textguard.py)."""
+    return " ".join(VARIED[:n])
 
 
 def test_a_chapter_cut_mid_sentence_ends_at_its_last_sentence_within_the_maximum() -> None:
@@ -30,9 +41,9 @@ def test_the_minimum_is_never_cut_into() -> None:
 
 def test_a_first_chapter_draft_is_fitted() -> None:
     params = WriteParams("premise", "Cinderella", min_words=20, max_words=50)
-    raw = " ".join([SENTENCE] * 10) + " The villagers decided to bring\nSTORY STATUS: CONTINUE"
+    raw = gates(10) + " The villagers decided to bring\nSTORY STATUS: CONTINUE"
     draft = finish_draft(None, params, 1, raw, "prompt")  # type: ignore[arg-type]  # chapter 1 asks no model
-    assert draft.text == " ".join([SENTENCE] * 7) and draft.raw == raw
+    assert draft.text == gates(7) and draft.raw == raw and draft.cut_note == ""
 
 
 def test_an_embedded_writer_s_chapter_past_the_maximum_is_cut_even_when_it_ends_a_sentence() -> None:
@@ -61,8 +72,18 @@ class _Named:
 
 def test_a_draft_is_cut_at_the_maximum_only_for_an_embedded_writer() -> None:
     params = WriteParams("premise", "Cinderella", min_words=20, max_words=50)
-    raw = " ".join([SENTENCE] * 10) + "\nSTORY STATUS: CONTINUE"
+    raw = gates(10) + "\nSTORY STATUS: CONTINUE"
     embedded = finish_draft(_Named("local:smollm2"), params, 1, raw, "prompt")  # type: ignore[arg-type]
-    assert embedded.text == " ".join([SENTENCE] * 7)
+    assert embedded.text == gates(7)
     for name in ("openai:gpt-4o-mini", "fake:writer"):  # a remote model's ending is its own; an unknown name too
-        assert finish_draft(_Named(name), params, 1, raw, "prompt").text == " ".join([SENTENCE] * 10)  # type: ignore[arg-type]
+        assert finish_draft(_Named(name), params, 1, raw, "prompt").text == gates(10)  # type: ignore[arg-type]
+
+
+def test_a_draft_that_loops_is_cut_where_the_loop_began_whoever_wrote_it() -> None:
+    params = WriteParams("premise", "Cinderella", min_words=20, max_words=50)
+    head = " ".join(VARIED[1:4])
+    raw = head + " " + " ".join([SENTENCE] * 10) + "\nSTORY STATUS: CONTINUE"
+    for name in ("local:smollm2", "openai:gpt-4o-mini"):
+        draft = finish_draft(_Named(name), params, 1, raw, "prompt")  # type: ignore[arg-type]
+        assert draft.text == head + " " + SENTENCE and draft.raw == raw
+        assert draft.cut_note.startswith("Repetition cut") and SENTENCE in draft.cut_note

@@ -4,14 +4,20 @@
     for step in kid_decode(model, tokenizer, prompt_ids, params, trie, memory):
         print(step.piece, end="")
 
+KID steers whole words only (issue 37): the demonstrations are the first sub-tokens of the trie's fact words (each
+with a leading space, so a word start); once KID has raised one and the model chose it, the word is written whole
+(its remaining sub-tokens are the only choices) and no letters may be glued onto its end, so "buck" is never raised
+inside "buckled" and the overlay marks whole fact words. The paper steers toward every sub-token of every
+demonstration at every step (A.2: "after split into single tokens"), which is what wrote such pieces.
+
 With steering off (`steps=0`, `strength=0`, or no trie) the loop is plain top-k / top-p sampling with a no-repeat
 n-gram ban and reproduces a plain loop token for token for the same seed (temperature 0: greedy, as
 `model.generate`).
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import torch
@@ -22,17 +28,17 @@ from core.write.kid.policy import KvSettings, LogitsPolicy, perturb_kv
 from core.write.kid.trie import KnowledgeTrie, words
 
 
-@dataclass
-class Demonstrations:
-    """Token targets for one step: token id -> the fact behind it. `continuing`: the targets finish a knowledge word
-    whose first sub-tokens were just generated."""
+@dataclass(frozen=True)
+class Target:
+    """A token KID steers toward: the first sub-token of a knowledge word (or the next one of a word it began)."""
 
-    targets: dict[int, str] = field(default_factory=dict)
-    continuing: bool = False
+    word: str
+    fact: str
 
 
 class WordTokens:
-    """Sub-token sequences of knowledge words as the model writes them mid-sentence (" Elizabeth"), cached."""
+    """Sub-token sequences of knowledge words as the model writes them mid-sentence (" Elizabeth"), cached; and which
+    tokens would glue letters onto the word before them (no leading space: "led" after " buck")."""
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
@@ -43,26 +49,64 @@ class WordTokens:
             self._cache[word] = list(self.tokenizer(" " + word, add_special_tokens=False)["input_ids"])
         return self._cache[word]
 
+    def glue(self, size: int) -> torch.Tensor:
+        """A mask over `size` logits: True where the token continues a word (see `glues`)."""
+        return glue_mask(self.tokenizer, size)
 
-def demonstrations(trie: KnowledgeTrie, memory: EntityMemory, hops: int, generated: Sequence[int],
-                   word_tokens: WordTokens) -> Demonstrations:
-    """Query the trie with every entity in memory over `hops` hops. Knowledge words whose first sub-tokens end the
-    generated text are continued (their next sub-tokens are the only targets: " Sc" -> "ro" -> "oge" for
-    " Scrooge"); otherwise the first sub-token of every word."""
-    demos = [d for entity in memory.items for d in trie.query(entity, hops)]
-    started: dict[int, str] = {}
-    for d in demos:  # a multi-token name once started is continued, in order
-        seq = word_tokens(d.word)
-        for j in range(len(seq) - 1, 0, -1):
-            if len(generated) >= j and list(generated[-j:]) == seq[:j]:
-                started.setdefault(seq[j], d.fact)
-                break
-    if started:
-        return Demonstrations(started, continuing=True)
-    out: dict[int, str] = {}
-    for d in demos:
-        out.setdefault(word_tokens(d.word)[0], d.fact)
-    return Demonstrations(out)
+
+def glues(piece: str) -> bool:
+    """Whether a vocabulary entry, as the tokenizer spells it, starts inside a word: its first character is a letter
+    or digit, and not a byte-level BPE marker (GPT-2's map puts space, newline and other control bytes at U+0100 to
+    U+0143: "Ġbuck" is " buck"); SentencePiece marks a space with "▁", which is no letter."""
+    return bool(piece) and piece[0].isalnum() and not 0x100 <= ord(piece[0]) <= 0x143
+
+
+_GLUE: dict[tuple[int, int], tuple[Any, torch.Tensor]] = {}   # (id(tokenizer), size) -> (tokenizer, mask)
+
+
+def glue_mask(tokenizer: Any, size: int) -> torch.Tensor:
+    """`glues` for every token id below `size` (ids past the tokenizer's vocabulary: False), worked out once per
+    tokenizer (0.1-0.7 s for 49k-262k entries); the tokenizer is kept with its mask, so its id is not reused."""
+    key = (id(tokenizer), size)
+    if key not in _GLUE:
+        pieces = tokenizer.convert_ids_to_tokens(list(range(min(size, len(tokenizer)))))
+        mask = torch.zeros(size, dtype=torch.bool)
+        mask[:len(pieces)] = torch.tensor([glues(p or "") for p in pieces], dtype=torch.bool)
+        _GLUE[key] = (tokenizer, mask)
+    return _GLUE[key][1]
+
+
+def demonstrations(trie: KnowledgeTrie, memory: EntityMemory, hops: int,
+                   word_tokens: WordTokens) -> dict[int, Target]:
+    """Query the trie with every entity in memory over `hops` hops (nearest first): the first sub-token of each
+    knowledge word, with the word and its fact (a token shared by two words steers toward the nearer one)."""
+    out: dict[int, Target] = {}
+    for entity in memory.items:
+        for d in trie.query(entity, hops):
+            if sub_tokens := word_tokens(d.word):  # (a tokenizer that cannot spell the word gives none)
+                out.setdefault(sub_tokens[0], Target(d.word, d.fact))
+    return out
+
+
+@dataclass
+class BegunWord:
+    """A knowledge word KID began (its first sub-token was raised and chosen): it is written whole, so the rest of its
+    sub-tokens follow and nothing is glued onto its end ("buck" never becomes "buckled")."""
+
+    tokens: list[int]
+    fact: str
+    done: int = 1
+
+    @property
+    def next(self) -> int | None:
+        return self.tokens[self.done] if self.done < len(self.tokens) else None
+
+
+def only(logits: torch.Tensor, token: int) -> torch.Tensor:
+    """-inf everywhere but `token`."""
+    out = torch.full_like(logits, float("-inf"))
+    out[token] = logits[token]
+    return out
 
 
 def ban_repeated_ngrams(logits: torch.Tensor, ids: Sequence[int], n: int) -> torch.Tensor:
@@ -101,8 +145,9 @@ def choose(logits: torch.Tensor, params: KidParams, generator: torch.Generator) 
 
 def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: KidParams,
                trie: KnowledgeTrie | None = None, memory: EntityMemory | None = None,
-               stop_ids: Sequence[int] = ()) -> Iterator[Step]:
-    """Yield one Step per generated token (Algorithm 2). `memory` is updated in place as entities are generated."""
+               stop_ids: Sequence[int] = (), should_stop: Callable[[], bool] | None = None) -> Iterator[Step]:
+    """Yield one Step per generated token (Algorithm 2). `memory` is updated in place as entities are generated.
+    `should_stop()` is asked before each token outside a knowledge word: a stopped run ends on a whole word."""
     from transformers import DynamicCache
     if not prompt_ids:
         raise ValueError("the prompt is empty: there is nothing to continue")
@@ -114,45 +159,66 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
     word_tokens = WordTokens(tokenizer)
     ids, generated = list(prompt_ids), list[int]()
     cache = DynamicCache()
+    begun: BegunWord | None = None    # a knowledge word KID began and is finishing
+    ended = False                     # a knowledge word ended with the last token: no letters may be glued on
     with torch.inference_mode(False), torch.no_grad():
         # the cache holds everything but the last token, so the kv variant can perturb the context's past
         if len(ids) > 1:
             model(input_ids=torch.tensor([ids[:-1]]), past_key_values=cache, use_cache=True)
         words_done = 0
         for _ in range(params.max_tokens):
+            if begun is None and should_stop is not None and should_stop():
+                break
             # 1. the past before the last token (kept for the kv variant; update() concatenates, so these survive)
             past = [(layer.keys, layer.values) for layer in cast(list[Any], cache.layers)] \
-                if steer and params.variant == "kv" else []
+                if steer and params.variant == "kv" and begun is None else []
             # 2. the LM's next-token logits, extending the cache by the last token
             out = model(input_ids=torch.tensor([[ids[-1]]]), past_key_values=cache, use_cache=True)
             logits = out.logits[0, -1].float()
-            # 3. knowledge demonstrations from the memory's entities, h_max hops through the trie
-            demos = demonstrations(trie, memory, params.hops, generated, word_tokens) if steer and trie is not None \
-                else Demonstrations()
-            # 4. the policy update toward the demonstrations (skipped when off: the LM's logits go through untouched)
             steered = logits
-            if demos.targets:
-                targets = list(demos.targets)
-                if params.variant == "logits":
-                    # a started name gets a wider trust region (x4): finishing it is what the first sub-token began
-                    policy.kl_bound = params.kl_max * (4 if demos.continuing else 1)
-                    steered = policy.update(logits, targets)
-                else:
-                    steered = perturb_kv(model, past, ids[-1], logits, targets, kv)
-            # 5. ban tokens that would repeat an n-gram, then sample (or take the argmax)
-            banned = ban_repeated_ngrams(steered, ids, params.no_repeat)
-            token = choose(banned, params, generator)
-            # 6. record how KID moved the chosen token's probability, and the fact behind it
+            forced = begun.next if begun is not None else None
+            if begun is not None and forced is not None:
+                # 3-5'. a word KID began is finished whole: its next sub-token is the only choice (even where it
+                # repeats an n-gram: a name is said more than once)
+                targets = {forced: Target("", begun.fact)}
+                allowed = only(logits, forced)
+            else:
+                # 3. knowledge demonstrations from the memory's entities, h_max hops through the trie
+                targets = demonstrations(trie, memory, params.hops, word_tokens) if steer and trie is not None \
+                    else {}
+                # 4. the policy update toward the demonstrations (skipped when off: the LM's logits go through)
+                if targets:
+                    if params.variant == "logits":
+                        steered = policy.update(logits, list(targets))
+                    else:
+                        steered = perturb_kv(model, past, ids[-1], logits, list(targets), kv)
+                # 5. ban tokens that would repeat an n-gram, and letters glued onto a knowledge word just written
+                allowed = ban_repeated_ngrams(steered, ids, params.no_repeat)
+                if ended:
+                    allowed = allowed.masked_fill(word_tokens.glue(allowed.numel()), float("-inf"))
+            # 6. sample (or take the argmax)
+            token = choose(allowed, params, generator)
+            # 7. record how KID moved the chosen token's probability, and the fact behind it
             p_before = float(torch.softmax(logits, -1)[token])
-            p_after = float(torch.softmax(steered, -1)[token])
+            p_after = float(torch.softmax(allowed if forced is not None else steered, -1)[token])
+            target = targets.get(token)
             before_text = tokenizer.decode(generated, skip_special_tokens=True)
             ids.append(token)
             generated.append(token)
             text = tokenizer.decode(generated, skip_special_tokens=True)
-            yield Step(token, text[len(before_text):], p_before, p_after, demos.targets.get(token))
+            yield Step(token, text[len(before_text):], p_before, p_after, target.fact if target else None)
             if token in stop_ids:
                 break
-            # 7. a finished word that is an entity (a trie key) enters the FIFO memory
+            # 8. whole words: a knowledge word KID raised and the model chose is finished before anything else
+            ended = False
+            if begun is not None:
+                begun.done += 1
+                if begun.next is None:
+                    begun, ended = None, True
+            elif target is not None and p_after > p_before:
+                sub_tokens = word_tokens(target.word)
+                begun, ended = (BegunWord(sub_tokens, target.fact), False) if len(sub_tokens) > 1 else (None, True)
+            # 9. a finished word that is an entity (a trie key) enters the FIFO memory
             if steer and trie is not None:
                 done = words(text) if not text[-1:].isalpha() else words(text)[:-1]
                 memory.extend(entities_in(" ".join(done[words_done:]), trie))

@@ -3,13 +3,14 @@ work's facts most similar to the end of the text (SBERT cosine, as KID retrieves
 
 `KidMode(params)` carries its KidParams; the registered instance uses the defaults and `configured(ContinueParams)`
 gives the one a call asks for (write_service.continue_work, the app's one door). `run()` gives the text with the
-`boosted` record of every token whose probability KID raised; `generate()` streams the same loop as a TextStream whose
-completion (a KidCompletion) keeps every step.
+`boosted` record of every token whose probability KID raised; `generate()` streams the same loop as a KidStream (its
+steps so far give a job's progress; `stop()` ends it at the next word) whose completion (a KidCompletion) keeps every
+step.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +73,7 @@ class KidMode(ContinuationMode):
         _, last = split_last_paragraph(request.text)
         facts = top_facts(pool, last, self.params.facts, request.embed or _default_embed)
         notes = [] if pool.texts else ["The work has no graph facts yet: KID decodes like plain sampling."]
-        return PreparedPrompt(prompt, facts, notes)
+        return PreparedPrompt(prompt, facts, notes, [pool.triple(f["text"]) for f in facts])
 
     def params_for(self, decode: DecodeParams | None) -> KidParams:
         if decode is None:
@@ -81,12 +82,15 @@ class KidMode(ContinuationMode):
         return replace(self.params, max_tokens=decode.max_tokens,
                        seed=self.params.seed if self.params.seed is not None else decode.seed)
 
-    def steps(self, llm: LLM, prepared: PreparedPrompt, params: KidParams) -> Generator[Step, None, None]:
-        """The KID loop on `llm`'s model for this prompt: trie from the prepared facts, memory from the prompt."""
+    def steps(self, llm: LLM, prepared: PreparedPrompt, params: KidParams,
+              should_stop: Callable[[], bool] | None = None) -> Generator[Step, None, None]:
+        """The KID loop on `llm`'s model for this prompt: trie from the prepared facts (their triples where known),
+        memory from the prompt; `should_stop()` ends it before the next word."""
         if not llm.abilities.logits:
             raise ValueError("KID needs a local model with logits access (e.g. local:smollm2).")
         model = local_access(llm)
-        trie = KnowledgeTrie.build(triple_from_text(f["text"]) for f in prepared.facts)
+        known = prepared.triples if len(prepared.triples) == len(prepared.facts) else [None] * len(prepared.facts)
+        trie = KnowledgeTrie.build(triple or triple_from_text(f["text"]) for f, triple in zip(prepared.facts, known))
         memory = EntityMemory(params.hops)
         memory.extend(entities_in(prepared.prompt, trie))
         tok = model.tokenizer
@@ -94,7 +98,7 @@ class KidMode(ContinuationMode):
         stop = eos if isinstance(eos, list) else [eos] if eos is not None else []
         ids = list(tok(prepared.prompt, add_special_tokens=True)["input_ids"])
         from core.write.kid.decode import kid_decode  # torch is imported only when KID runs
-        yield from kid_decode(model.model, tok, ids, params, trie, memory, stop_ids=stop)
+        yield from kid_decode(model.model, tok, ids, params, trie, memory, stop_ids=stop, should_stop=should_stop)
 
     def run(self, llm: LLM, prepared: PreparedPrompt, decode: DecodeParams | None = None) -> KidRun:
         watch = Stopwatch()
@@ -102,18 +106,32 @@ class KidMode(ContinuationMode):
         text = "".join(s.piece for s in steps)
         return KidRun(text, boosted_records(steps), steps, watch.elapsed())
 
-    def generate(self, llm: LLM, prepared: PreparedPrompt, decode: DecodeParams) -> TextStream:
+    def generate(self, llm: LLM, prepared: PreparedPrompt, decode: DecodeParams) -> KidStream:
         params = self.params_for(decode)
 
-        def pieces() -> Generator[str, None, Completion]:
+        def pieces() -> Generator[str, None, Completion]:  # runs from the first next(): `stream` is bound by then
             watch = Stopwatch()
-            steps: list[Step] = []
-            for step in self.steps(llm, prepared, params):
-                steps.append(step)
+            for step in self.steps(llm, prepared, params, should_stop=lambda: stream.stop_requested):
+                stream.steps.append(step)
                 if step.piece:
                     yield step.piece
+            steps = stream.steps
             text = "".join(s.piece for s in steps)
             return KidCompletion(text, 0, len(steps), watch.elapsed(), "length" if len(steps) >= params.max_tokens
                                  else "stop", llm.name, boosted_records(steps), steps)
 
-        return TextStream(pieces(), llm.name)
+        stream = KidStream(pieces(), llm.name)
+        return stream
+
+
+class KidStream(TextStream):
+    """KID's TextStream: `steps` so far (one per token: progress, and the overlay of a stopped run), and `stop()`,
+    after which the loop ends at the next word boundary and the stream completes as usual (metered, steps kept)."""
+
+    def __init__(self, pieces: Generator[str, None, Completion], name: str = "") -> None:
+        super().__init__(pieces, name)
+        self.steps: list[Step] = []
+        self.stop_requested = False
+
+    def stop(self) -> None:
+        self.stop_requested = True
