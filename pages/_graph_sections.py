@@ -38,8 +38,8 @@ def build_section(store: Store, work_id: int, busy: bool = False) -> kg_service.
                          + (" (an earlier build stopped midway and will resume)."
                             if status.unfinished_job and not busy else "."))
         elif status.outdated:
-            note.caption(f"{len(status.outdated)} chapters were read by an older offline extractor (no pronoun "
-                         "resolution, no interaction edges): build to read them again.")
+            note.caption(f"{len(status.outdated)} chapters were read by an older offline extractor (its entity "
+                         "types and names are less reliable): build to read them again.")
     return status
 
 
@@ -54,6 +54,10 @@ def details_section(store: Store, work_id: int, view: kg_views.GraphView, ids: l
     others = [a for a in details.aliases if a != details.label]
     if others:
         st.markdown("**Also called:** " + plain(", ".join(others)))
+    if details.states:   # continuity (issue 32): what the story has established about it, as of the slider
+        as_of = view.params.as_of
+        st.markdown(f"**As of chapter {as_of}:**" if as_of else "**Established:**")
+        st.markdown("\n".join(f"- {plain(s['state'])} (chapter {s['chapter']})" for s in details.states))
     left, right = st.columns([1, 2])
     left.bar_chart({"mentions": details.mentions_by_chapter}, x_label="chapter", height=220)
     right.dataframe([{"chapter": f["chapter"], "fact": f["fact"], "source sentence": f["sentence"]}

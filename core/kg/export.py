@@ -1,7 +1,8 @@
 """Exports of a graph as of a chapter: node-link JSON, GraphML, GEXF, CSV (a zip of nodes.csv and edges.csv) and a
 SillyTavern World Info lorebook.
 
-Node-link JSON: nodes {id, label, type, aliases, first_chapter, mentions}, links {source, target, predicate, chapter,
+Node-link JSON: nodes {id, label, type, aliases, first_chapter, mentions, states (the continuity states established
+as of the chapter: kind, state, chapter, sentence, offsets)}, links {source, target, predicate, chapter,
 evidence}. GraphML and GEXF need scalar attributes, so aliases are joined with "; ", and hold only characters XML
 allows (`xml_text`). GEXF is written in dynamic mode (nodes start at their first chapter, edges at theirs) so Gephi's
 timeline replays the book. CSV cells that a spreadsheet would run as a formula are marked as text (`csv_cell`). The
@@ -35,7 +36,13 @@ _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 
 def _nodes(graph: nx.MultiDiGraph) -> list[dict[str, Any]]:
     return [{"id": n, "label": d["label"], "type": d["type"], "aliases": list(d["aliases"]),
-             "first_chapter": d["first_chapter"], "mentions": d["mentions"]} for n, d in graph.nodes(data=True)]
+             "first_chapter": d["first_chapter"], "mentions": d["mentions"], "states": list(d.get("states", []))}
+            for n, d in graph.nodes(data=True)]
+
+
+def states_text(states: list[dict[str, Any]]) -> str:
+    """A node's established states as one line (GraphML, GEXF): "Spitz is dead (chapter 3); ..."."""
+    return "; ".join(f"{s['state']} (chapter {s['chapter']})" for s in states)
 
 
 def _links(graph: nx.MultiDiGraph) -> list[dict[str, Any]]:
@@ -58,7 +65,8 @@ def _scalar_graph(graph: nx.MultiDiGraph, dynamic: bool = False) -> nx.MultiDiGr
     flat = nx.MultiDiGraph()
     ids: dict[str, str] = {}
     for n in _nodes(graph):
-        attrs = {k: xml_text(v) for k, v in n.items() if k != "id"} | {"aliases": xml_text("; ".join(n["aliases"]))}
+        attrs = {k: xml_text(v) for k, v in n.items() if k not in ("id", "states")} | {
+            "aliases": xml_text("; ".join(n["aliases"])), "states": xml_text(states_text(n["states"]))}
         if dynamic:
             attrs["start"] = n["first_chapter"]
         node = xml_text(n["id"])

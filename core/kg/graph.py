@@ -38,6 +38,7 @@ class GraphData:
     edges: list[StoredTriple]                       # triples with at least one named end
     counts: dict[str, dict[int, int]]               # name -> chapter -> mentions
     chapters: int                                   # highest chapter with extraction results
+    states: list[Any] = field(default_factory=list)  # core.continuity.model.State: the story's states (issue 32)
     name_to_entity: dict[str, KgEntity] = field(init=False)
 
     def __post_init__(self) -> None:

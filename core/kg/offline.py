@@ -19,8 +19,11 @@ from typing import TYPE_CHECKING, Any
 from core import nlp as nlp_helpers
 from core.kg import coref as coref_rules
 from core.kg.filters import RULE_NAMES, violated_rule
-from core.kg.mentions import Mention, descriptor_mentions, find_mentions, propagate_names
+from core.kg.given_names import is_given_name
+from core.kg.mentions import Mention, descriptor_mentions, drop_exclamations, find_mentions, propagate_names
+from core.kg.names import parse_name
 from core.kg.openie import as_phrase, text_of, triples_from_sentence
+from core.kg.states import STATES_VERSION, chapter_states
 from core.kg.types import CO_MENTIONED, CO_OCCURS, SPEAKS_TO, AliasLink, ChapterExtraction, NameMention, Triple
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,6 +36,10 @@ ALIAS_BRIDGES = frozenset({", or", ", or,", "(", ", called", ", known as", ", al
                            ", otherwise", ", whom they called", ", whom everyone called", ", or as"})
 NO_ALIAS_BEFORE = frozenset({"either", "whether", "neither", "between"})
 NEARBY_SENTENCES = 2   # names this many sentences apart in one paragraph are "mentioned with" each other
+# How the name of a people or a language ends ("German", "English", "Chinese", "Arabs", "Turks"): the NER model
+# calls some cities NORP too ("Tunis"), and a city keeps its place evidence.
+DEMONYM_ENDINGS = ("an", "ans", "ese", "ish", "ch", "ic", "ics", "ite", "ites", "i", "ard", "ards", "eek", "eeks",
+                   "urk", "urks", "ew", "ews", "oor", "oors", "ab", "abs")
 COPULA = frozenset({"be", "am", "is", "are", "was", "were", "'m", "’m", "'s", "’s", "'re", "’re"})
 
 
@@ -57,11 +64,27 @@ def alias_links(sent: Span, mentions: list[Mention], chunk_index: int) -> list[A
         after = doc[second.end].text if second.end < len(doc) else ""
         if bridge.startswith(", or") and after not in (",", ")", ";", "as", "—", "-", "."):
             continue  # "Jane, or Elizabeth will go" offers a choice; a true alias is parenthetical
-        links.append(AliasLink(first.name, second.name, "apposition", chunk_index, " ".join(sent.text.split())))
+        kind = "apposition-or" if bridge.startswith(", or") else "apposition"   # people only (core.kg.resolve)
+        links.append(AliasLink(first.name, second.name, kind, chunk_index, " ".join(sent.text.split())))
     return links
 
 
 Lemma = Callable[["Token"], str]
+
+
+def same_referent(a: str, b: str) -> bool:
+    """Whether two names can be one person's: equal, or one the first or last words of the other with no clashing
+    honorific, the longer one a person's name by its honorific or first name ("Thornton" / "John Thornton", "Darcy"
+    / "Mr. Darcy"; not "Mr. Bennet" / "Mrs. Bennet", nor "Jews" / "Atlas Jews" or "Africa" / "North Africa")."""
+    if a == b:
+        return True
+    pa, pb = parse_name(a), parse_name(b)
+    if pa.honorific and pb.honorific and pa.honorific != pb.honorific:
+        return False
+    (short, _), (long_, long_parts) = sorted(((pa.core, pa), (pb.core, pb)), key=lambda x: len(x[0]))
+    if not (long_parts.honorific or is_given_name(long_[0])):
+        return False
+    return 0 < len(short) < len(long_) and (long_[:len(short)] == short or long_[-len(short):] == short)
 
 
 def _lower(tok: Token) -> str:
@@ -84,9 +107,12 @@ def relation_label(relation: Sequence[Token], suffix: str = "", lemma: Lemma = _
     return f"not {label}" if negated and label else label
 
 
-def _render(tokens: list[Token], name: str | None, refs: dict[int, str]) -> tuple[str, list[tuple[str, str]]]:
+def _render(tokens: list[Token], name: str | None, refs: dict[int, str],
+            own: frozenset[int] = frozenset()) -> tuple[str, list[tuple[str, str]]]:
     """A phrase's text and (word, POS) pairs with resolved pronouns replaced by the names they refer to: "He" ->
-    "Manuel", "his master" -> "Buck's master". Unresolved pronouns stay, and the Andrus rules judge them."""
+    "Manuel", "his master" -> "Buck's master". Unresolved pronouns stay, and the Andrus rules judge them. Pronouns in
+    `own` refer to the triple's own subject: they keep their word in the text ("Thornton gave his advice", not
+    "Thornton gave John Thornton's advice") and are judged by the Andrus rules as the name they resolve to."""
     if name and tokens and all(t.i in refs for t in tokens):
         return name, [(name, "PROPN")]
     if not any(t.i in refs for t in tokens):
@@ -95,7 +121,10 @@ def _render(tokens: list[Token], name: str | None, refs: dict[int, str]) -> tupl
     phrase: list[tuple[str, str]] = []
     for t in tokens:
         ref = refs.get(t.i)
-        if ref is None:
+        if t.i in own and ref is not None:
+            parts.append(t.text)
+            phrase.append((f"{ref}'s" if t.dep_ == "poss" else ref, "PROPN"))
+        elif ref is None:
             parts.append(t.text)
             phrase.append((t.text, t.pos_))
         else:
@@ -140,25 +169,34 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
             stats["candidates"] += 1
             relation = as_phrase(r.relation) + ([(r.relation_suffix, "ADP")] if r.relation_suffix else [])
             head_text, head = _render(r.head, r.head_name, refs)
-            tail_text, tail = _render(r.tail, r.tail_name, refs)
+            tail_name = r.tail_name
+            own = frozenset(t.i for t in r.tail if r.head_name and t.i in refs
+                            and same_referent(refs[t.i], r.head_name))
+            if own:
+                # "Thornton gave his advice": "his" is the subject himself; written as a name the fact would read
+                # "Thornton gave John Thornton's advice" (issue 37), so the pronoun keeps its word and is no edge
+                stats["self_references"] += 1
+            if r.head_name and tail_name and same_referent(tail_name, r.head_name):
+                tail_name = None     # one person under two of their names is no edge between two entities
+            tail_text, tail = _render(r.tail, tail_name, refs, own)
             rule = violated_rule(head, relation, tail)
             if rule is not None:
                 stats[f"dropped_{RULE_NAMES[rule]}"] += 1
                 continue
             label = relation_label(r.relation, r.relation_suffix, lemma)
-            if (r.head_name and r.tail_name and r.head_name != r.tail_name and not r.relation_suffix
+            if (r.head_name and tail_name and r.head_name != tail_name and not r.relation_suffix
                     and all(t.lower_ in COPULA for t in r.relation if t.dep_ != "neg")
                     and all(t.i in refs for t in r.head)):
                 stats["dropped_identity"] += 1   # "I am Mr. Holmes" (I resolved to "Mr. Sherlock Holmes"): one
-                joined.add(frozenset((r.head_name, r.tail_name)))   # person under two names, not two people
+                joined.add(frozenset((r.head_name, tail_name)))   # person under two names, not two people
                 continue
             if any(t.i in refs for t in (*r.head, *r.tail)):
                 stats["coref_triples"] += 1
             relation_text = " ".join(p for p in (text_of(r.relation), r.relation_suffix) if p).lower()
             triples.append(Triple(head_text, relation_text, tail_text, sentence, chunk_index, r.head_name,
-                                  r.tail_name, label))
-            if r.head_name and r.tail_name:
-                joined.add(frozenset((r.head_name, r.tail_name)))
+                                  tail_name, label))
+            if r.head_name and tail_name:
+                joined.add(frozenset((r.head_name, tail_name)))
         present = [starts[i].name if i in starts else refs[i] for i in range(sent.start, sent.end)
                    if i in starts or i in refs]
         names = list(dict.fromkeys(present))
@@ -169,7 +207,7 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
         if 2 <= len(names) <= coref_rules.MAX_NAMES_PER_SENTENCE:
             for k, a in enumerate(names):
                 for b in names[k + 1:]:
-                    if frozenset((a, b)) in joined:
+                    if frozenset((a, b)) in joined or same_referent(a, b):
                         continue
                     linked.add(frozenset((a, b)))
                     both = types.get(a, kinds.get(a)) == types.get(b, kinds.get(b)) == "character"
@@ -181,7 +219,7 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
             for earlier, earlier_names in window:  # names a sentence or two apart in one paragraph
                 for a in earlier_names:
                     for b in explicit:
-                        if a != b and frozenset((a, b)) not in linked:
+                        if not same_referent(a, b) and frozenset((a, b)) not in linked:
                             linked.add(frozenset((a, b)))
                             triples.append(Triple(a, CO_MENTIONED, b, f"{earlier} {sentence}"[:1000], chunk_index,
                                                   a, b, CO_MENTIONED))
@@ -194,28 +232,47 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
 
 
 def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.ChapterCoref,
-                  with_article: Counter[str] | None = None) -> dict[str, str]:
+                  with_article: Counter[str] | None = None, common: Counter[str] | None = None) -> dict[str, str]:
     """The type the chapter's evidence gives each name, where it gives one: referred to as he/she, speaking, being
     addressed, an honorific or a speech verb make a character; prepositions of place and place words a location; a
     name mostly written with "the" ("the Narwhal", "the Government", "the Yeehats") is not a person unless it
-    speaks or is "he"/"she" more than once ("the Queen", "the White Rabbit" are). Names without evidence keep their
-    NER label, mention by mention."""
+    speaks or is "he"/"she" more than once ("the Queen", "the White Rabbit" are). A name the NER model mostly
+    labels a nationality or a people (NORP), and never a place, is a group, whatever its prepositions say. A title
+    (labelled a work of art, or quoted on its own: “Sentimental Journey”) and a maker's name ("a Colt's
+    revolver") is a thing, and so is a one-word name that the chapter also writes in lower case at least as often
+    (`common`: lower-case word counts), a common noun capitalised ("the womb of Time", "Life"), unless it is a first
+    name or speaks, is addressed or is "he"/"she" more than once. Names without evidence keep their NER label,
+    mention by mention."""
     character = Counter(found.character_evidence)
     honorific: Counter[str] = Counter()
     total: Counter[str] = Counter()
     ner: dict[str, Counter[str]] = defaultdict(Counter)
+    peoples: Counter[str] = Counter()
+    places: Counter[str] = Counter()
+    works: Counter[str] = Counter()
     for per_doc in mentions:
         for m in per_doc:
             total[m.name] += 1
             ner[m.name][m.type] += 1
+            peoples[m.name] += m.label == "NORP"
+            places[m.name] += m.label in ("GPE", "LOC")
+            works[m.name] += m.label == "WORK_OF_ART"
             if m.evidence:
                 character[m.name] += 1
                 honorific[m.name] += 1
     with_article = with_article or Counter()
+    common = common or Counter()
     out: dict[str, str] = {}
     for name in total:
         person, place = character.get(name, 0), found.place_evidence.get(name, 0)
-        if not honorific[name] and with_article[name] * 2 >= total[name] and found.character_evidence[name] < 2:
+        weak = not honorific[name] and found.character_evidence[name] < 2
+        if weak and peoples[name] * 2 > total[name] and not places[name] and name.endswith(DEMONYM_ENDINGS):
+            out[name] = "organization"   # "the Germans", "in German": a people or its language, not a place
+        elif weak and (found.thing_evidence.get(name, 0) + works[name] >= max(person, 1)
+                     or (" " not in name and common[name.lower()] >= max(2, total[name])
+                         and not is_given_name(name) and not place)):
+            out[name] = "object"
+        elif weak and with_article[name] * 2 >= total[name]:
             labels = ner[name]
             best = max((t for t in labels if t != "character"), key=lambda t: labels[t], default=None)
             out[name] = "location" if place > 0 else best or ("organization" if name.endswith("s") else "object")
@@ -228,7 +285,7 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-3"
+VERSION = "offline-4"
 
 
 class OfflineExtractor:
@@ -277,13 +334,15 @@ class OfflineExtractor:
         stats: Counter[str] = Counter()
         parsed = [next(stream) for _ in range(len(chapter.chunks))]
         docs = [doc for doc, _ in parsed]
-        mentions = propagate_names(docs, descriptor_mentions(docs, [find_mentions(doc) for doc, _ in parsed]))
+        mentions = drop_exclamations(docs, propagate_names(docs, descriptor_mentions(
+            docs, [find_mentions(doc) for doc, _ in parsed])))
         spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]
         ner = [{m.name: m.type for m in per_doc} for per_doc in mentions]
         found = coref_rules.resolve_chapter([doc for doc, _ in parsed], spans, ner)
         with_article: Counter[str] = Counter(m.name for (doc, _), per_doc in zip(parsed, mentions) for m in per_doc
                                              if m.start > 0 and doc[m.start - 1].lower_ == "the")
-        types = chapter_types(mentions, found, with_article)
+        common: Counter[str] = Counter(t.lower_ for doc in docs for t in doc if t.is_alpha and t.is_lower)
+        types = chapter_types(mentions, found, with_article, common)
         lemma = self._lemma()
         for k, (doc, (_, chunk_index)) in enumerate(parsed):
             triples, counts, aliases = extract_doc(doc, chunk_index, stats, mentions=mentions[k], refs=found.refs[k],
@@ -301,4 +360,7 @@ class OfflineExtractor:
         stats["facts"] = len(ext.triples) - stats["edges"]
         stats["mentions"] = sum(m.count for m in ext.mentions)
         ext.stats = {**stats, "version": VERSION}
+        # the story's states for the continuity checks (issue 32), from the same parse and coreference
+        ext.states = chapter_states(docs, mentions, found.refs, [c for _, (_, c) in parsed], types)
+        ext.stats["states"] = STATES_VERSION
         return ext

@@ -7,7 +7,10 @@ touch a stored triple: edges point at names, and names point at entities.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.kg.state_base import StateFact
 
 NODE_TYPES: tuple[str, ...] = ("character", "location", "organization", "object", "event")
 EXTRACTORS: tuple[str, ...] = ("offline", "llm", "grapher")
@@ -71,6 +74,7 @@ class ChapterExtraction:
     mentions: list[NameMention] = field(default_factory=list)
     aliases: list[AliasLink] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)  # counters, and the offline extractor's "version"
+    states: list[StateFact] = field(default_factory=list)  # the offline extractor's story states (issue 32)
 
 
 # ---- read back from the store -------------------------------------------------------------------------------

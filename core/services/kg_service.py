@@ -26,6 +26,7 @@ from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
 from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, KgEntity, NODE_TYPES
 from core.llm import LLM, CostEstimate, MeteredLLM
+from core.services import continuity_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.store import NotFound, Store
 
@@ -113,8 +114,10 @@ def known_graph(store: Store, work_id: int, upto_chapter: int) -> KnownGraph:
 def _outdated(store: Store, work_id: int, done: dict[int, tuple[int, str]]) -> set[int]:
     """Chapters read by an older version of the offline extractor (see core.kg.offline.VERSION)."""
     stats = store.kg_chapter_stats(work_id)
-    return {i for i, (_, name) in done.items()
-            if name == "offline" and stats.get(i, {}).get("version") != OFFLINE_VERSION}
+    offline = {i for i, (_, name) in done.items() if name == "offline"}
+    # and those whose story states (issue 32) are missing or from another state extractor: the same parse reads them
+    return {i for i in offline if stats.get(i, {}).get("version") != OFFLINE_VERSION} | (
+        offline & continuity_service.stale_chapters(store, work_id))
 
 
 def _needs_extraction(store: Store, work_id: int, extractor: str, force: bool) -> list[int]:
@@ -161,6 +164,7 @@ def build_graph(store: Store, work_id: int, *, extractor: str = "offline", llm: 
             t0 = time.perf_counter()
             index = extraction.chapter_index
             if store.kg_replace_chapter(work_id, extraction, extractor, revision=revisions.get(index)):
+                continuity_service.store_chapter_states(store, work_id, extraction, revisions.get(index))
                 stored += 1
                 note = f"{extraction.stats.get('edges', 0)} edges, {extraction.stats.get('facts', 0)} facts"
             else:
@@ -181,6 +185,9 @@ def build_graph(store: Store, work_id: int, *, extractor: str = "offline", llm: 
             t0 = time.perf_counter()
             result = resolve_entities(store, work_id)
             timings["resolve"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            continuity_service.check_work(store, work_id)   # issue 32: flags from the states just stored
+            timings["continuity"] = time.perf_counter() - t0
             stats = ({k: int(v) for k, v in _stored_totals(store, work_id).items()}
                      | {f"refused_{k}": v for k, v in result.refused.items()}
                      | ({"changed_during_build": len(changed)} if changed else {}))
@@ -250,6 +257,7 @@ def update_chapter_graph(store: Store, work_id: int, chapter_index: int, *, extr
     store.get_chapter(work_id, chapter_index)
     llm = _extraction_llm(store, work_id, name, llm, llm_name or (state.llm if state else None))
     engine = make_extractor(name, llm=llm, nlp=nlp)
+    before = store.states_list(work_id, chapter=chapter_index)   # what the continuity re-check compares with
     t0 = time.perf_counter()
     for _attempt in range(2):  # a save of the chapter while it was read: read its new text, once
         revision = _revisions(store, work_id).get(chapter_index)
@@ -257,17 +265,21 @@ def update_chapter_graph(store: Store, work_id: int, chapter_index: int, *, extr
                                             known=lambda index: known_graph(store, work_id, index - 1)))
         t1 = time.perf_counter()
         if store.kg_replace_chapter(work_id, extraction, name, revision=revision):
+            continuity_service.store_chapter_states(store, work_id, extraction, revision)
             break
     t2 = time.perf_counter()
     result = resolve_entities(store, work_id)
     t3 = time.perf_counter()
+    continuity_service.recheck_chapter(store, work_id, chapter_index, before)   # this chapter and those it touches
+    t4 = time.perf_counter()
     counts = graph_counts(store, work_id)
     chapters = len(store.list_chapters(work_id))
     store.kg_set_state(work_id, extractor=name, llm=state.llm if state else None, chapters=chapters,
                        stats=dict(state.stats) if state else {})
     return BuildReport(work_id, name, chapters, 1, False, counts["entities"], counts["edges"], counts["facts"],
                        counts["mentions"], round(time.perf_counter() - started, 3),
-                       {"extract": round(t1 - t0, 3), "store": round(t2 - t1, 3), "resolve": round(t3 - t2, 3)},
+                       {"extract": round(t1 - t0, 3), "store": round(t2 - t1, 3), "resolve": round(t3 - t2, 3),
+                        "continuity": round(t4 - t3, 3)},
                        {f"refused_{k}": v for k, v in result.refused.items()} | extraction.stats)
 
 

@@ -10,8 +10,9 @@ A view draws relationships (core.kg.graph.relationships: one edge per related pa
 and lists the entities that have no relationship in it beside the drawing (`view.isolated`) instead of scattering
 them as dots. Three modes:
 
-- "characters" (the default): the character network, the `top_characters` characters with the strongest
-  relationships (summed weight), each drawn only if it is related to another drawn character;
+- "characters" (the default): the character network, the `top_characters` characters (core.kg.characters: the
+  definition Retention counts by too) with the strongest relationships (summed weight), each drawn only if it is
+  related to another drawn character;
 - "all": every entity, with the filters in this order: node type, minimum mentions, KGScore pruning (minimum degree,
   repeated; a view, never a deletion), search (the best match and its neighbourhood), top-N by degree;
 - "ego": one entity (`center`, else the best `search` match) and every entity within `radius` relationships.
@@ -27,6 +28,9 @@ from typing import Any
 
 import networkx as nx
 
+from core.continuity.model import Entities
+from core.continuity.summary import established
+from core.kg.characters import is_character
 from core.kg.export import FORMATS, export_graph
 from core.kg.graph import (GraphData, RelationshipTimeline, degree, find_nodes, graph_as_of, neighbourhood,
                            parse_node_id, prune_low_degree, relationship_timeline, relationships, strength,
@@ -88,6 +92,7 @@ class NodeDetails:
     mentions_by_chapter: dict[int, int]
     degree: int
     facts: list[dict[str, Any]]          # chapter, fact, sentence, chunk_index, chunk_id (reading order)
+    states: list[dict[str, Any]] = field(default_factory=list)   # established as of the chapter (issue 32)
 
 
 def load_graph_data(store: Store, work_id: int) -> GraphData:
@@ -97,7 +102,7 @@ def load_graph_data(store: Store, work_id: int) -> GraphData:
         counts[c.name][c.chapter_index] += c.count
     extracted = store.kg_extracted_chapters(work_id)
     return GraphData(store.kg_entities(work_id), store.kg_triples(work_id, kind="edges"),
-                     {k: dict(v) for k, v in counts.items()}, max(extracted, default=0))
+                     {k: dict(v) for k, v in counts.items()}, max(extracted, default=0), store.states_list(work_id))
 
 
 def graph_version(store: Store, work_id: int) -> int:
@@ -179,14 +184,23 @@ def _character_relations(full: nx.MultiDiGraph) -> nx.Graph:
     """Relationships between characters. A pair only ever "mentioned with" each other (named a sentence or two
     apart, never in one sentence, a verb or a dialogue) is too weak to draw in the reader's network; the "all
     entities" and ego views and the exports keep it."""
-    rel = relationships(full, nodes=[n for n, d in full.nodes(data=True) if d["type"] == "character"])
+    rel = relationships(full, nodes=[n for n, d in full.nodes(data=True) if is_character(d["type"])])
     rel.remove_edges_from([(u, v) for u, v, d in rel.edges(data=True)
                            if all(label == CO_MENTIONED for label, _ in d["labels"])])
     return rel
 
 
+def attach_states(full: nx.MultiDiGraph, data: GraphData, as_of: int | None) -> None:
+    """Each node's established states as of the chapter (issue 32): the node attribute "states", a list of
+    {kind, state, chapter, sentence, start, end}, shown in the details and kept by the exports."""
+    lines = established(data.states, Entities.of(data.entities), as_of) if data.states else {}
+    for _, d in full.nodes(data=True):
+        d["states"] = [line.as_dict() for line in lines.get(f"e{d['entity_id']}", [])]
+
+
 def build_view(data: GraphData, params: ViewParams) -> GraphView:
     full = graph_as_of(data, params.as_of)
+    attach_states(full, data, params.as_of)
     everyone = _character_relations(full) if params.mode == "characters" and not params.highlight else None
     if params.highlight:
         wanted = set(params.highlight)
@@ -229,7 +243,7 @@ def node_details(view: GraphView, node: str) -> NodeDetails:
                       "chunk_index": e["chunk_index"], "chunk_id": e["chunk_id"]})
     facts.sort(key=lambda f: (f["chapter"], f["chunk_index"], f["fact"]))
     return NodeDetails(node, d["label"], d["type"], list(d["aliases"]), d["first_chapter"], d["mentions"],
-                       dict(d["mentions_by_chapter"]), degree(g, node), facts)
+                       dict(d["mentions_by_chapter"]), degree(g, node), facts, list(d.get("states", [])))
 
 
 def node_choices(view: GraphView) -> list[tuple[str, str]]:
@@ -267,7 +281,7 @@ def entity_choices(data: GraphData, as_of: int | None) -> list[tuple[str, str]]:
     """(node id, label) of every entity as of a chapter, characters first, then by mentions: the ego view's
     centre picker."""
     graph = graph_as_of(data, as_of)
-    nodes = sorted(graph.nodes(data=True), key=lambda nd: (nd[1]["type"] != "character", -nd[1]["mentions"], nd[0]))
+    nodes = sorted(graph.nodes(data=True), key=lambda nd: (not is_character(nd[1]["type"]), -nd[1]["mentions"], nd[0]))
     return [(n, d["label"]) for n, d in nodes]
 
 

@@ -31,7 +31,7 @@ def _graph(chapter: int | None = None) -> nx.MultiDiGraph:
 def test_node_link_json_has_the_documented_fields() -> None:
     data = json.loads(export_graph(_graph(), "json", {"title": "P&P"}))
     node = next(n for n in data["nodes"] if n["label"] == "Elizabeth")
-    assert set(node) == {"id", "label", "type", "aliases", "first_chapter", "mentions"}
+    assert set(node) == {"id", "label", "type", "aliases", "first_chapter", "mentions", "states"}
     assert node["aliases"] == ["Elizabeth", "Lizzy"] and node["first_chapter"] == 1 and node["mentions"] == 7
     link = next(lk for lk in data["links"] if lk["predicate"] == "walked to")
     assert set(link) == {"source", "target", "predicate", "chapter", "evidence"}

@@ -1,0 +1,49 @@
+"""Continuity: the flags of a work (a later sentence that contradicts an earlier one), one JSON object a line.
+
+    cli.py continuity 3 --json                 # every flag not marked intended
+    cli.py continuity 3 --chapter 12 --json    # the flags whose new sentence is in chapter 12
+    cli.py continuity 3 --recheck              # check again from the stored states first (no parse)
+
+The flags come with the offline graph build (`cli.py kg build`); chapters whose states are missing are named on
+stderr. The exit status is 0 with or without flags.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cli_commands import add_json_flag, not_found_as_cli_error, open_store
+from core.services import continuity_service
+
+
+@not_found_as_cli_error
+def cmd_continuity(args: argparse.Namespace) -> list[dict[str, Any]] | str:
+    store = open_store()
+    store.get_work(args.work_id)
+    if args.recheck:
+        continuity_service.check_work(store, args.work_id)
+    status = continuity_service.status(store, args.work_id)
+    if status.stale:
+        shown = ", ".join(str(i) for i in status.stale[:10]) + ("…" if len(status.stale) > 10 else "")
+        print(f"note: {len(status.stale)} chapter(s) have no current story states ({shown}); "
+              f"run `cli.py kg build {args.work_id}` to read them", file=sys.stderr)
+    views = continuity_service.list_flags(store, args.work_id, args.chapter, include_intended=args.include_intended)
+    rows = [v.flag.as_json() | ({"intended": True} if v.intended else {}) for v in views]
+    if args.json:
+        return rows
+    if not rows:
+        return "No continuity flags."
+    return "\n".join(f"ch{r['chapter']} [{r['kind']}] {r['entity']} ({r['confidence']:.2f}): {r['sentence']}\n"
+                     f"    contradicts ch{r['contradicts']['chapter']}: {r['contradicts']['sentence']}"
+                     for r in rows)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_json_flag(sub.add_parser("continuity", help="continuity flags: later sentences that contradict earlier "
+                                                        "ones (one JSON object a line with --json)"))
+    p.add_argument("work_id", type=int, metavar="WORK")
+    p.add_argument("--chapter", type=int, default=None, metavar="N", help="only flags whose sentence is in chapter N")
+    p.add_argument("--include-intended", action="store_true", help="also the flags marked intended")
+    p.add_argument("--recheck", action="store_true", help="check again from the stored states before listing")
+    p.set_defaults(func=cmd_continuity, jsonl=True)

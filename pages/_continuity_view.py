@@ -1,0 +1,81 @@
+"""Continuity's render helpers, shared by the Continuity page and the reader (which marks flagged sentences)."""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import streamlit as st
+
+from core.continuity.model import KIND_TITLES, Flag
+from core.services import continuity_service
+from core.store import Store
+from pages._state import CONT_DRAFT
+from pages._text import plain
+
+
+def paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each "\\n\\n"-separated paragraph of a chapter, as the reader draws them."""
+    spans, start = [], 0
+    for part in text.split("\n\n"):
+        spans.append((start, start + len(part)))
+        start += len(part) + 2
+    return spans
+
+
+def flags_by_paragraph(text: str, flags: Sequence[Flag]) -> dict[int, list[Flag]]:
+    """Paragraph number -> the flags whose new sentence starts in it."""
+    out: dict[int, list[Flag]] = {}
+    for k, (start, end) in enumerate(paragraph_spans(text)):
+        inside = [f for f in flags if start <= f.start < end]
+        if inside:
+            out[k] = inside
+    return out
+
+
+def reader_anchor(text: str, start: int, end: int) -> str | None:
+    """The stretch of the chapter the reader highlights: the sentence, cut at a paragraph break."""
+    if start < 0:
+        return None
+    return text[start:end].split("\n\n")[0] or None
+
+
+def flag_note(flag: Flag) -> str:
+    """One line under a flagged paragraph in the reader."""
+    return (f"⚠ {KIND_TITLES.get(flag.kind, flag.kind)}: {plain(flag.detail)} — contradicts chapter "
+            f"{flag.prior_chapter}: “{plain(flag.prior_sentence[:160])}”")
+
+
+def sentence_box(title: str, sentence: str) -> None:
+    st.caption(title)
+    st.markdown(f"> {plain(sentence)}")
+
+
+def draft_conflicts(store: Store, work_id: int, text: str) -> None:
+    """Beside a draft on the Write page: its contradictions with the story so far (checked once per text)."""
+    if not text.strip():
+        return
+    key = hashlib.sha1(f"{work_id}|{text}".encode()).hexdigest()
+    cached = CONT_DRAFT.get()
+    if cached is None or cached[0] != key:
+        try:
+            with st.spinner("Checking the draft against the story so far…"):
+                cached = (key, continuity_service.check_draft(store, work_id, text))
+        except ValueError as exc:
+            st.caption(f"Continuity not checked: {plain(str(exc))}")
+            return
+        CONT_DRAFT.set(cached)
+    check = cached[1]
+    with st.container(key="write_continuity"):
+        if check.flags:
+            st.warning(f"Continuity: {len(check.flags)} conflict(s) with the story so far. Edit the draft, or "
+                       "accept it if the story means it.", icon=":material/rule:")
+            for f in check.flags:
+                title = KIND_TITLES.get(f.kind, f.kind)
+                st.markdown(f"- **{title}** · {plain(f.entity)}: “{plain(f.sentence)}” — "
+                            f"contradicts chapter {f.prior_chapter}: “{plain(f.prior_sentence[:200])}”")
+        else:
+            st.caption("Continuity: no conflict with what the story has established.")
+        if check.established:
+            with st.expander("What the story has established about the characters in this draft"):
+                st.markdown("\n".join(f"- {plain(line.text)} (chapter {line.chapter})"
+                                       for line in check.established))

@@ -1,0 +1,84 @@
+"""AppTest on the Continuity page (flags grouped by chapter, both sentences, mark intended, show intended, the way
+into the reader) and on the reader's mark of a flagged sentence. The states and flags are stored directly: the
+checks themselves are tested in tests/integration/test_continuity_*."""
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from core.continuity.model import Flag, State
+from core.domain import NewChapter, WorkKind
+from core.kg.states import STATES_VERSION
+from tests.app.conftest import page
+
+ONE = "Spitz died in the snow that night. Buck stood over him."
+TWO = "The team went on. Spitz ran beside Buck at the head of the team."
+
+
+def _store():
+    from pages._shared import get_store
+    return get_store()
+
+
+def _work_with_a_flag() -> tuple[int, Flag]:
+    store = _store()
+    work = store.create_work("Dogs", None, WorkKind.BOOK, {}, [NewChapter("One", ONE, [ONE]),
+                                                                NewChapter("Two", TWO, [TWO])])
+    died = State(1, "Spitz", "dead", "died", "", ONE[:34], 0, 34)
+    ran = State(2, "Spitz", "act", "acts", "ran", TWO[18:], 18, len(TWO))
+    for index, states in ((1, [died]), (2, [ran])):
+        assert store.states_replace_chapter(work.id, index, 1, STATES_VERSION, states)
+    flag = Flag("dead", "Spitz", "Spitz", 2, ran.sentence, ran.start, ran.end, 1, died.sentence, 0, 34, 0.9,
+                "Spitz is dead since chapter 1")
+    store.flags_replace(work.id, [1, 2], [flag])
+    return work.id, flag
+
+
+def _continuity(work_id: int) -> AppTest:
+    at = AppTest.from_file(page("continuity.py"), default_timeout=30)
+    at.session_state["work_id"] = work_id
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_flags_are_listed_by_chapter_with_both_sentences_and_can_be_marked_intended(app_db: str) -> None:
+    work_id, flag = _work_with_a_flag()
+    at = _continuity(work_id)
+    assert any("Chapter 2" in h.value for h in at.subheader)
+    shown = " ".join(m.value for m in at.markdown)
+    assert "Spitz ran beside Buck" in shown and "Spitz died in the snow" in shown
+    assert any("Earlier, chapter 1" in c.value for c in at.caption)
+    at.button(key="continuity_mark_0").click().run()
+    assert not at.exception, at.exception
+    assert _store().intended_keys(work_id) == {flag.key}
+    assert not any("Spitz ran beside Buck" in m.value for m in at.markdown)
+    assert any("No contradictions found" in s.value for s in at.success)
+    at.toggle(key="continuity_show_intended").set_value(True).run()
+    assert any("intended" in m.value for m in at.markdown)
+    at.button(key="continuity_mark_0").click().run()   # "Not intended after all"
+    assert _store().intended_keys(work_id) == set()
+
+
+def test_open_in_reader_highlights_the_sentence(app_db: str) -> None:
+    work_id, _ = _work_with_a_flag()
+    at = _continuity(work_id)
+    at.button(key="continuity_new_0").click().run()
+    assert at.session_state["read_chapter"] == 2
+    assert at.session_state["read_highlight"] == "Spitz ran beside Buck at the head of the team."
+
+
+def test_a_work_without_states_points_to_the_graph_build(app_db: str) -> None:
+    work = _store().create_work("Bare", None, WorkKind.BOOK, {}, [NewChapter("One", ONE, [ONE])])
+    at = _continuity(work.id)
+    assert any("No story states yet" in i.value for i in at.info)
+
+
+def test_the_reader_marks_a_flagged_sentence(app_db: str) -> None:
+    work_id, _ = _work_with_a_flag()
+    at = AppTest.from_file(page("read.py"), default_timeout=30)
+    at.session_state["work_id"] = work_id
+    at.session_state["read_chapter"] = 2
+    at.run()
+    assert not at.exception, at.exception
+    marked = [m.value for m in at.markdown if "A dead character acts" in m.value]
+    assert marked and "contradicts chapter 1" in marked[0] and "Spitz ran beside Buck" in marked[0]

@@ -1,0 +1,167 @@
+"""Each continuity check on small texts of our own, parsed by the packaged spaCy model through the offline extractor
+(states, located in their chapter, then checked): a case where it must fire and the cases where it must not (a
+memory, a dream, a ghost, "the late Mr. X", a character only believed dead who returns, a nickname the book uses, a
+legitimate move, a year passing)."""
+from __future__ import annotations
+
+import pytest
+
+from core.continuity.checks import check
+from core.continuity.locate import locate
+from core.continuity.model import Entities, Flag
+from core.ingest.chunking import chunk_text
+from core.kg.offline import ChapterText, OfflineExtractor
+
+SPITZ_DIES = ("Buck and Spitz fought on the river ice under the moon. Spitz fell, and the pack closed over him. "
+              "Spitz died in the snow that night, and Buck stood over him, the victor.")
+
+
+@pytest.fixture(scope="module")
+def flags_of():
+    extractor = OfflineExtractor()
+
+    def run(*chapters: str, counts: dict[str, int] | None = None) -> list[Flag]:
+        texts = [ChapterText(i, chunk_text(text)) for i, text in enumerate(chapters, start=1)]
+        states = [s for ext, text in zip(extractor.extract(texts), chapters)
+                  for s in locate(ext.chapter_index, text, ext.states)]
+        return check(states, Entities(), counts=counts)
+    return run
+
+
+def kinds(flags: list[Flag]) -> list[tuple[str, str, int]]:
+    return [(f.kind, f.entity, f.chapter) for f in flags]
+
+
+# ---- a dead character who acts -------------------------------------------------------------------------------------
+
+def test_a_dead_character_who_runs_is_flagged_with_both_sentences(flags_of):
+    later = "The team went on along the trail. Spitz ran beside Buck at the head of the team, snarling at the others."
+    flags = flags_of(SPITZ_DIES, later)
+    assert kinds(flags) == [("dead", "Spitz", 2)]
+    flag = flags[0]
+    assert flag.sentence.startswith("Spitz ran beside Buck") and later[flag.start:flag.end] == flag.sentence
+    assert flag.prior_chapter == 1 and "Spitz died" in flag.prior_sentence
+    assert SPITZ_DIES[flag.prior_start:flag.prior_end] == flag.prior_sentence
+    assert 0 < flag.confidence <= 1
+
+
+@pytest.mark.parametrize("later", [
+    "Buck remembered how Spitz ran at the head of the team in the old days.",       # a memory
+    "That night Buck dreamed that Spitz ran beside him through the dark forest.",   # a dream
+    "The ghost of Spitz ran beside Buck across the moonlit snow.",                  # a ghost
+    "\u201cSpitz ran well in his time,\u201d said Francois, shaking his head.",     # someone's words
+    "Buck missed Spitz, and he wondered where the old leader would have run.",     # mourned
+])
+def test_the_dead_remembered_dreamed_or_a_ghost_are_no_contradiction(flags_of, later):
+    assert kinds(flags_of(SPITZ_DIES, later)) == []
+
+
+def test_the_late_mr_x_is_a_death_and_no_act(flags_of):
+    first = "The late Mr. Bennet left the house to his cousin. Elizabeth read the will in the library."
+    assert kinds(flags_of(first, "Elizabeth walked to the village.")) == []
+    assert kinds(flags_of(first, "Mr. Bennet walked into the library and sat down by the fire.")) == [
+        ("dead", "Mr. Bennet", 2)]
+
+
+def test_a_character_only_believed_dead_who_returns_is_no_contradiction(flags_of):
+    believed = "Everyone thought that Edmund had drowned in the wreck. His sister wept for weeks."
+    back = "Edmund walked into the house one evening, thin and brown from the sea."
+    assert kinds(flags_of(believed, back)) == []
+    stated_then_alive = ("Edmund drowned in the wreck, or so the captain wrote. "
+                         "But Edmund was alive after all, and the letter had been wrong.")
+    assert kinds(flags_of(stated_then_alive, back)) == []
+
+
+def test_a_death_the_book_keeps_contradicting_is_taken_as_misread(flags_of):
+    """A character who goes on acting chapter after chapter was not dead (or the name is another's)."""
+    later = ("Hugo stalked in with a clanking sword. Hugo demanded a potion. Hugo laughed at the heroine. "
+             "Hugo ran from the stage.")
+    first = "In the play, Hugo died in agonies of remorse and arsenic."
+    assert kinds(flags_of(first, later)) == []
+
+
+# ---- ties ----------------------------------------------------------------------------------------------------------
+
+def test_a_tie_that_changes_is_flagged(flags_of):
+    first = "Jane, Elizabeth's sister, sat by the window and sewed."
+    later = "Jane, Elizabeth's cousin, came down to breakfast late."
+    flags = flags_of(first, later)
+    assert kinds(flags) == [("tie", "Jane", 2)]
+    assert "cousin" in flags[0].detail and "sister" in flags[0].detail
+
+
+def test_the_same_tie_seen_from_the_other_side_and_an_engagement_that_becomes_a_marriage_are_consistent(flags_of):
+    first = "Mr. Bennet, Jane's father, read his newspaper. Jane, Mr. Bennet's daughter, smiled at him."
+    assert kinds(flags_of(first, "Jane, Mr. Bennet's daughter, was the eldest.")) == []
+    engaged = "Mr. Brooke, Meg's fianc\u00e9, came to dinner."
+    married = "Mr. Brooke, Meg's husband, carried the baby upstairs."
+    assert kinds(flags_of(engaged, married)) == []
+
+
+# ---- attributes ----------------------------------------------------------------------------------------------------
+
+def test_an_eye_colour_that_changes_is_flagged_but_one_of_a_kind_is_not(flags_of):
+    first = "Dorian Gray had blue eyes and gold hair. Dorian Gray smiled."
+    assert kinds(flags_of(first, "Dorian Gray's dark eyes were fixed on the door.")) == [
+        ("attribute", "Dorian Gray", 2)]
+    assert kinds(flags_of(first, "Dorian Gray's grey eyes were fixed on the door.")) == []   # both light
+
+
+def test_an_age_that_goes_backwards_is_flagged_but_a_year_passing_is_not(flags_of):
+    first = "Lydia was a stout, well-grown girl of fifteen."
+    assert kinds(flags_of(first, "Lydia, a girl of twelve, cared nothing for answers.")) == [
+        ("attribute", "Lydia", 2)]
+    assert kinds(flags_of(first, "Two years passed. Lydia was seventeen now, and as wild as ever.")) == []
+    assert kinds(flags_of(first, "Lydia was sixteen, and wilder than ever.")) == []    # a birthday
+    assert kinds(flags_of(first, "She remembered the day when Lydia was ten.")) == []  # no present age
+
+
+def test_a_profession_that_changes_is_flagged_unless_the_story_says_so(flags_of):
+    first = "Mr. Collins was a clergyman, and a very proud one."
+    assert kinds(flags_of(first, "Mr. Collins, the lawyer, was called away to his clients.")) == [
+        ("attribute", "Mr. Collins", 2)]
+    assert kinds(flags_of(first, "In the spring Mr. Collins became a lawyer, to everyone's surprise.")) == []
+
+
+def test_height_and_nationality(flags_of):
+    flags = flags_of("Lady Catherine was a tall, large woman.", "Lady Catherine was a short woman with a loud voice.")
+    assert kinds(flags) == [("attribute", "Lady Catherine", 2)]
+    assert kinds(flags_of("Hercule was a Belgian.", "Hercule was a Belgian, and proud of it.")) == []
+
+
+# ---- names ---------------------------------------------------------------------------------------------------------
+
+CONTEXT = ("Elizabeth Bennet walked to Netherfield. Elizabeth Bennet arrived with muddy boots. "
+           "Miss Bingley looked at Elizabeth Bennet with disdain. Jane Bennet was ill upstairs. "
+           "Jane Bennet slept. Everyone liked Jane Bennet.")
+
+
+def test_a_surname_that_drifts_is_flagged(flags_of):
+    later = "Elizabeth Benton ran down to meet him before her mother could call her."
+    flags = flags_of(CONTEXT, later, counts={"Elizabeth Bennet": 3, "Jane Bennet": 3, "Elizabeth Benton": 1})
+    assert kinds(flags) == [("name", "Elizabeth Bennet", 2)]
+    assert "Elizabeth Benton" in flags[0].detail
+
+
+def test_a_nickname_the_book_uses_and_a_second_person_of_the_family_are_no_drift(flags_of):
+    later = "Lizzy Bennet laughed. Lizzy Bennet ran. Lizzy Bennet sang."
+    counts = {"Elizabeth Bennet": 3, "Jane Bennet": 3, "Lizzy Bennet": 3}
+    assert kinds(flags_of(CONTEXT, later, counts=counts)) == []
+    # a family name shared by two established people: a new given name is a new relative, not a drift
+    assert kinds(flags_of(CONTEXT, "Mary Bennet played the piano.",
+                          counts={"Elizabeth Bennet": 3, "Jane Bennet": 3, "Mary Bennet": 1})) == []
+
+
+# ---- homes ---------------------------------------------------------------------------------------------------------
+
+def test_a_birthplace_that_changes_is_flagged(flags_of):
+    flags = flags_of("Ichabod Crane was born in Connecticut, where his father kept a farm.",
+                     "Ichabod Crane was born in Virginia, and he never forgot it.")
+    assert kinds(flags) == [("home", "Ichabod Crane", 2)]
+
+
+def test_a_home_that_changes_without_a_move_is_flagged_but_a_legitimate_move_is_not(flags_of):
+    first = "Mrs. Hurst lived in Bath with her husband."
+    assert kinds(flags_of(first, "Mrs. Hurst lived in York, as she always had.")) == [("home", "Mrs. Hurst", 2)]
+    assert kinds(flags_of(first, "Mrs. Hurst moved to York that winter. Mrs. Hurst lived in York for ten years.")) \
+        == []
