@@ -1,123 +1,48 @@
-"""Answer support check (core.qa.support): its weights and threshold measured on GraphRAG-Bench's novel questions.
+"""Answer support check (core.qa.support): does it tell an answer its cited passages back from an on-topic wrong one?
 
-For each question, the sources are what a real retrieval cites: the book cut into passages as an import would
-(core.qa.corpus_from_text, no facts), embedded with MiniLM, and the passages rag mode (BM25 + MiniLM, reciprocal rank
-fusion) puts into a 1,000-token prompt (tokens counted as whitespace words here, no chat template).
+For each GraphRAG-Bench Novel dev question the sources are what the app cites for it: a dry run through the service
+(rag mode, BM25 + MiniLM, budget 1,000 tokens of the default model) on the stores bench/graphrag_bench.py builds.
 
     positive  the question's gold answer against its own sources
-    negative  the gold answer of another question of the same book and type (a seeded derangement; a question alone
-              in its book and type borrows from any other question of its book) against the same sources
-    near      (reported, not used for choosing) the gold answer of the most similar other question of the same book
-              (MiniLM cosine of the questions): an on-topic wrong answer, the harder case
+    near      the gold answer of the most similar other question of the same book (MiniLM cosine of the questions):
+              an on-topic wrong answer, the case a reader meets (the target: precision >= 0.8 at recall >= 0.8)
+    shuffled  the gold answer of another question of the same book and type (a seeded rotation): an off-topic one
 
-Every checked answer sentence is a sample labelled by its answer, weighted 1 / (checked sentences of its answer), so
-that each answer counts once whatever its length. The candidates are 10 weightings of the three components, each with
-and without discounting the words an answer repeats from its question. On a seeded half of the questions each
-candidate's threshold is the one that maximises balanced accuracy (supported vs not); the candidate with the best dev
-balanced accuracy is kept (its balanced accuracy on the near negatives of the dev half is shown beside it).
-Precision, recall and F1 of "supported", and the AUC of the score, are reported on the other half,
-per question type and overall, plus the answer-level view a reader sees: the share of gold answers with at least one
-sentence marked unsupported, and of shuffled answers with none.
+Each answer is one sample, judged as the Ask page judges it (AnswerSupport.supported): its sentence scores
+aggregated by the rule ("all": every sentence over the threshold, i.e. the lowest score; "mean": the mean score), and
+failed outright when it names someone the cited passages lack (names on) or the question does. The candidates are
+weightings of four components (best-sentence word share, cited-text word share, MiniLM cosine, question-answer
+co-location) x rule x names on/off. On the seeded dev half each candidate's threshold is the highest that keeps
+recall >= 0.8, and the candidate with the best dev precision there is kept; the held-back test half is reported once,
+per question type, also on the questions whose gold evidence the sources hold (>= 80% of its content words).
 
-    .venv/bin/python bench/answer_support.py              # all 1,041 questions: ~17,000 texts to embed
-    .venv/bin/python bench/answer_support.py --limit 60   # the first 60 questions (one book)
-    --cache /tmp/answer_support.npz keeps the vectors between runs
-
-Embedding dominates: about 10 minutes on 2 quiet cores (38 minutes at load 6-8), then ~4 minutes of scoring the 20
-candidates; with --cache a rerun takes ~5 minutes.
+    .venv/bin/python bench/answer_support.py --cache /tmp/answers.npz     # the vectors bench/answers.py keeps
+    .venv/bin/python bench/answer_support.py --per-type 50 --reuse-store  # 50 questions per type and half
 """
 from __future__ import annotations
 
 import argparse
-import json
 import random
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import SHARED_DATA, table, write_results
 
-from core.ingest import split_sentences
-from core.nlp import embed
-from core.qa import QAParams, corpus_from_text, plan_prompt
-from core.qa.support import DISCOUNT_QUESTION_WORDS, THRESHOLD, WEIGHTS, check_support
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import table, write_results  # noqa: E402
+from _qa_runs import SEED, SHORT, TYPES, MemoEmbed, halves, load_questions, per_type, retrieve  # noqa: E402
 
-DATA = SHARED_DATA / "graphrag_bench_novel"
-SEED = 2025
-BUDGET = 1000
-# (best-sentence word share, cited-text word share, cosine with the best sentence)
-CANDIDATES: list[tuple[float, float, float]] = [
-    (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (0.5, 0.0, 0.5), (0.25, 0.25, 0.5), (0.35, 0.15, 0.5),
-    (0.5, 0.25, 0.25), (0.25, 0.0, 0.75), (0.0, 0.5, 0.5), (0.75, 0.0, 0.25)]
-TYPES = ["Fact Retrieval", "Complex Reasoning", "Contextual Summarize", "Creative Generation"]
+from core.qa.support import ANSWER_RULE, THRESHOLD, WEIGHTS, check_support  # noqa: E402
 
-
-class MemoEmbed:
-    """core.nlp.embed with a memory: a text is embedded once per run (sources recur from question to question),
-    optionally kept in an .npz file between runs (--cache)."""
-
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path
-        self.vectors: dict[str, np.ndarray] = {}
-        if path is not None and path.exists():
-            with np.load(path, allow_pickle=False) as data:
-                self.vectors = dict(zip(data["texts"].tolist(), data["vectors"]))
-
-    def __call__(self, texts: Any) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in self.vectors))
-        if missing:
-            self.vectors.update(zip(missing, embed(missing)))
-        return np.stack([self.vectors[t] for t in texts]) if texts else np.zeros((0, 384), dtype=np.float32)
-
-    def save(self) -> None:
-        if self.path is not None:
-            np.savez(self.path, texts=np.array(list(self.vectors)), vectors=np.stack(list(self.vectors.values())))
-
-
-def load(limit: int | None) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in (DATA / "questions.jsonl").open(encoding="utf-8") if line.strip()]
-    return rows[:limit] if limit else rows
-
-
-def retrieve(questions: list[dict[str, Any]], memo: MemoEmbed) -> dict[str, list[str]]:
-    """Question id -> the texts rag mode cites for it (per book: passages and question vectors embedded once)."""
-    by_book: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for q in questions:
-        by_book[q["source"]].append(q)
-    sources: dict[str, list[str]] = {}
-    params = QAParams(mode="rag", budget_tokens=BUDGET)
-    for book, qs in by_book.items():
-        start = time.perf_counter()
-        corpus = corpus_from_text((DATA / "books" / f"{book}.txt").read_text(encoding="utf-8"), facts=False)
-        corpus.passage_vectors = memo([p.text for p in corpus.passages])
-        view = corpus.upto(None)
-        for q, vec in zip(qs, memo([q["question"] for q in qs])):
-            plan = plan_prompt(q["question"], view, params, count=lambda t: len(t.split()), query_vec=vec)
-            sources[q["id"]] = [c.text for c in plan.citations]
-        print(f"  {book}: {len(corpus.passages)} passages, {len(qs)} questions, "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
-    return sources
-
-
-def negatives(questions: list[dict[str, Any]], rng: random.Random) -> dict[str, str]:
-    """Question id -> the gold answer of another question of the same book (and type where possible)."""
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for q in questions:
-        groups[(q["source"], q["question_type"])].append(q)
-    out: dict[str, str] = {}
-    for (book, _), qs in sorted(groups.items()):
-        pool = qs if len(qs) > 1 else [o for o in questions if o["source"] == book and o["id"] != qs[0]["id"]]
-        if not pool:
-            continue
-        order = pool[:]
-        rng.shuffle(order)
-        for i, q in enumerate(qs):  # a rotation of the shuffled pool: never the question's own answer
-            others = [o for o in order if o["id"] != q["id"] and o["answer"].strip() != q["answer"].strip()]
-            if others:
-                out[q["id"]] = others[i % len(others)]["answer"]
-    return out
+TARGET_RECALL = 0.8
+PREVIOUS = (0.25, 0.25, 0.5, 0.0)  # the weights before co-location and names (threshold 0.44)
+# (best-sentence word share, cited-text word share, cosine, co-location)
+CANDIDATES: list[tuple[float, float, float, float]] = [
+    (0.25, 0.25, 0.5, 0.0), (0.2, 0.2, 0.3, 0.3), (0.15, 0.15, 0.3, 0.4), (0.1, 0.1, 0.3, 0.5), (0.0, 0.0, 0.4, 0.6),
+    (0.25, 0.0, 0.25, 0.5), (0.0, 0.25, 0.25, 0.5), (0.1, 0.1, 0.1, 0.7), (0.0, 0.0, 0.0, 1.0), (0.2, 0.0, 0.5, 0.3)]
 
 
 def near_negatives(questions: list[dict[str, Any]], memo: MemoEmbed) -> dict[str, str]:
@@ -140,139 +65,164 @@ def near_negatives(questions: list[dict[str, Any]], memo: MemoEmbed) -> dict[str
     return out
 
 
+def shuffled_negatives(questions: list[dict[str, Any]], rng: random.Random) -> dict[str, str]:
+    """Question id -> the gold answer of another question of the same book (and type where possible)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for q in questions:
+        groups[(q["source"], q["question_type"])].append(q)
+    out: dict[str, str] = {}
+    for (book, _), qs in sorted(groups.items()):
+        pool = qs if len(qs) > 1 else [o for o in questions if o["source"] == book and o["id"] != qs[0]["id"]]
+        order = pool[:]
+        rng.shuffle(order)
+        for i, q in enumerate(qs):
+            others = [o for o in order if o["id"] != q["id"] and o["answer"].strip() != q["answer"].strip()]
+            if others:
+                out[q["id"]] = others[i % len(others)]["answer"]
+    return out
+
+
+def evidence_held(q: dict[str, Any], sources: list[str]) -> bool:
+    """Whether the cited texts hold at least 80% of the gold evidence's content words (stemmed)."""
+    from core.retrieval.hybrid import tokenize
+    gold = set(tokenize([q.get("evidence") or ""])[0])
+    found = set(tokenize([" ".join(sources)])[0]) if sources else set()
+    return bool(gold) and len(gold & found) / len(gold) >= 0.8
+
+
 def samples(questions: list[dict[str, Any]], sources: dict[str, list[str]], wrong: dict[str, str],
-            weights: tuple[float, float, float], discount: bool, memo: MemoEmbed,
-            dev: set[str]) -> list[dict[str, Any]]:
-    """One row per checked answer sentence: its score, label, weight, question type and half."""
+            weights: tuple[float, ...], memo: MemoEmbed, dev: set[str], held: dict[str, bool],
+            entities: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per answer: its lowest and mean sentence score, whether a name fails it, label, type, half."""
     rows = []
     for q in questions:
         pairs = [(1, q["answer"])] + ([(0, wrong[q["id"]])] if q["id"] in wrong else [])
         for label, answer in pairs:
-            checked = check_support(answer, sources[q["id"]], question=q["question"], embed=memo, weights=weights,
-                                    discount_question=discount).checked
-            for s in checked:
-                rows.append({"score": s.score, "label": label, "weight": 1 / len(checked), "qid": q["id"],
-                             "type": q["question_type"], "dev": q["id"] in dev})
+            support = check_support(answer, sources[q["id"]], question=q["question"], embed=memo, weights=weights,
+                                    entities=entities.get(q["id"]))
+            scores = [s.score for s in support.checked]
+            if not scores:
+                continue
+            rows.append({"low": min(scores), "mean": float(np.mean(scores)), "label": label, "qid": q["id"],
+                         "names_fail": bool(support.missing_names or support.question_missing),
+                         "type": q["question_type"], "dev": q["id"] in dev, "held": held[q["id"]]})
     return rows
 
 
-def best_threshold(rows: list[dict[str, Any]]) -> tuple[float, float]:
-    """(threshold, balanced accuracy): the threshold maximising weighted balanced accuracy on `rows`."""
-    scores = np.array([r["score"] for r in rows])
-    labels = np.array([r["label"] for r in rows])
-    weights = np.array([r["weight"] for r in rows])
-    pos, neg = weights[labels == 1].sum(), weights[labels == 0].sum()
-    best = (0.0, -1.0)
-    for t in np.round(np.arange(0.0, 1.0001, 0.005), 3):
-        yes = scores >= t
-        tpr = weights[yes & (labels == 1)].sum() / pos
-        tnr = weights[~yes & (labels == 0)].sum() / neg
-        if (tpr + tnr) / 2 > best[1]:
-            best = (float(t), float((tpr + tnr) / 2))
-    return best
+def verdicts(rows: list[dict[str, Any]], rule: str, names: bool, threshold: float) -> np.ndarray:
+    key = "low" if rule == "all" else "mean"
+    return np.array([r[key] >= threshold and not (names and r["names_fail"]) for r in rows], dtype=bool)
 
 
-def report(rows: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
-    """Weighted precision / recall / F1 of "supported", balanced accuracy and AUC, plus the answer-level rates."""
+def report(rows: list[dict[str, Any]], rule: str, names: bool, threshold: float) -> dict[str, Any]:
+    """Precision, recall and F1 of "supported" (answer level), and the AUC of the aggregated score."""
     from sklearn.metrics import roc_auc_score
     if not rows:
         return {}
-    scores = np.array([r["score"] for r in rows])
+    yes = verdicts(rows, rule, names, threshold)
     labels = np.array([r["label"] for r in rows])
-    w = np.array([r["weight"] for r in rows])
-    yes = scores >= threshold
-    tp, fp = w[yes & (labels == 1)].sum(), w[yes & (labels == 0)].sum()
-    fn, tn = w[~yes & (labels == 1)].sum(), w[~yes & (labels == 0)].sum()
+    tp, fp = int((yes & (labels == 1)).sum()), int((yes & (labels == 0)).sum())
+    fn = int((~yes & (labels == 1)).sum())
     precision = tp / (tp + fp) if tp + fp else float("nan")
     recall = tp / (tp + fn) if tp + fn else float("nan")
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    answers: dict[tuple[str, int], bool] = {}
-    for r, ok in zip(rows, yes):
-        key = (r["qid"], r["label"])
-        answers[key] = answers.get(key, True) and bool(ok)
-    gold = [ok for (_, label), ok in answers.items() if label == 1]
-    shuffled = [ok for (_, label), ok in answers.items() if label == 0]
+    key = "low" if rule == "all" else "mean"
+    score = np.array([r[key] - (10.0 if names and r["names_fail"] else 0.0) for r in rows])
     both = len(set(labels.tolist())) == 2
-    return {"n_pos": len(gold), "n_neg": len(shuffled), "sentences": len(rows),
-            "precision": round(float(precision), 3), "recall": round(float(recall), 3), "f1": round(float(f1), 3),
-            "balanced_acc": round(float((tp / (tp + fn) + tn / (tn + fp)) / 2), 3) if both else float("nan"),
-            "auc": round(float(roc_auc_score(labels, scores, sample_weight=w)), 3) if both else float("nan"),
-            "gold_flagged": round(1 - sum(gold) / len(gold), 3) if gold else float("nan"),
-            "wrong_passed": round(sum(shuffled) / len(shuffled), 3) if shuffled else float("nan")}
+    return {"n_pos": int((labels == 1).sum()), "n_neg": int((labels == 0).sum()),
+            "precision": round(precision, 3), "recall": round(recall, 3), "f1": round(f1, 3),
+            "auc": round(float(roc_auc_score(labels, score)), 3) if both else float("nan")}
+
+
+def threshold_at_recall(rows: list[dict[str, Any]], rule: str, names: bool) -> tuple[float, dict[str, Any]]:
+    """The highest threshold keeping recall >= TARGET_RECALL on `rows`, and its report."""
+    best = (0.0, report(rows, rule, names, 0.0))
+    for t in np.round(np.arange(0.0, 1.0001, 0.005), 3):
+        r = report(rows, rule, names, float(t))
+        if r["recall"] >= TARGET_RECALL:
+            best = (float(t), r)
+    return best
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions (a quick run)")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="an .npz file keeping the MiniLM vectors between runs (e.g. /tmp/answer_support.npz)")
+    parser.add_argument("--mode", default="rag", help="the retrieval mode whose citations are the sources")
+    parser.add_argument("--core-only", action="store_true", help="only the weights core.qa.support uses")
+    parser.add_argument("--per-type", type=int, default=0, help="at most N questions of each type from each half (a "
+                        "seeded sample, the same as bench/answers.py --per-type N; 0: all)")
+    parser.add_argument("--cache", type=Path, default=None, help="an .npz of MiniLM vectors kept between runs")
+    parser.add_argument("--reuse-store", action="store_true", help="open the newest cached store even when the "
+                        "importer or the offline extractor changed since it was built")
     args = parser.parse_args()
     started = time.perf_counter()
-    questions = load(args.limit)
-    rng = random.Random(SEED)
-    ids = [q["id"] for q in questions]
-    rng.shuffle(ids)
-    dev = set(ids[:len(ids) // 2])
-    print(f"{len(questions)} questions; retrieving sources (rag, {BUDGET}-token prompts)…", flush=True)
+    everything = load_questions(args.limit)
+    dev, test = halves(everything)
+    questions = per_type(everything, dev, args.per_type) + per_type(everything, test, args.per_type)
     memo = MemoEmbed(args.cache)
-    sources = retrieve(questions, memo)
-    wrong, near = negatives(questions, rng), near_negatives(questions, memo)
-    # every sentence the checks will embed, in one call (sorted by length inside it: less padding than per question)
-    texts = [q["answer"] for q in questions] + list(wrong.values()) + list(near.values())
-    texts += [t for q in questions for t in sources[q["id"]]]
-    memo([s for t in dict.fromkeys(texts) for s in split_sentences(t)])
-    memo.save()
-    print(f"  {len(memo.vectors):,} texts embedded ({time.perf_counter() - started:.0f} s)", flush=True)
-
+    print(f"{len(questions)} questions; retrieving sources ({args.mode}, 1,000-token prompts)…", flush=True)
+    runs = retrieve(questions, args.mode, reuse=args.reuse_store, memo=memo)
+    sources = {qid: [c.text for c in run.result.plan.citations] for qid, run in runs.items()}
+    entities = {qid: run.view.corpus.entities for qid, run in runs.items()}
+    held = {q["id"]: evidence_held(q, sources[q["id"]]) for q in questions}
+    near = near_negatives(everything, memo)  # the nearest of all the book's questions, sampled or not
+    shuffled = shuffled_negatives(everything, random.Random(SEED))
     candidates = []
-    for discount in (False, True):
-        for weights in CANDIDATES:
-            rows = samples(questions, sources, wrong, weights, discount, memo, dev)
-            near_all = samples(questions, sources, near, weights, discount, memo, dev)
-            threshold, bal = best_threshold([r for r in rows if r["dev"]])
-            dev_near = report([r for r in near_all if r["dev"]], threshold)
-            candidates.append({"weights": weights, "discount_question": discount, "threshold": threshold,
-                               "dev_balanced_acc": round(bal, 3),
-                               "dev_auc": report([r for r in rows if r["dev"]], threshold)["auc"],
-                               "dev_near_balanced_acc": dev_near["balanced_acc"], "dev_near_auc": dev_near["auc"],
-                               "rows": rows, "near": near_all})
-            print(f"  weights {weights}, discount {discount}: dev threshold {threshold:.3f}, balanced accuracy "
-                  f"{bal:.3f}, near {dev_near['balanced_acc']:.3f} ({time.perf_counter() - started:.0f} s)",
-                  flush=True)
-    chosen = max(candidates, key=lambda c: c["dev_balanced_acc"])
-    weights, threshold, rows = chosen["weights"], chosen["threshold"], chosen["rows"]
-    discount = chosen["discount_question"]
-    test = [r for r in rows if not r["dev"]]
-    results = [{"half": "test", "type": "all", **report(test, threshold)}]
-    results += [{"half": "test", "type": t, **report([r for r in test if r["type"] == t], threshold)}
-                for t in TYPES if any(r["type"] == t for r in test)]
-    results.append({"half": "dev", "type": "all", **report([r for r in rows if r["dev"]], threshold)})
-    near_rows = [r for r in chosen["near"] if not r["dev"]]
-    hard = [{"negatives": "nearest question's answer", "type": "all", **report(near_rows, threshold)}]
-    hard += [{"negatives": "nearest question's answer", "type": t,
-              **report([r for r in near_rows if r["type"] == t], threshold)} for t in TYPES
-             if any(r["type"] == t for r in near_rows)]
-    columns = ["half", "type", "n_pos", "n_neg", "sentences", "precision", "recall", "f1", "balanced_acc", "auc",
-               "gold_flagged", "wrong_passed"]
-    print(f"\nchosen weights (best-sentence words, cited-text words, cosine) = {weights}, question words "
-          f"discounted: {discount}, threshold {threshold:.3f} (core.qa.support has {WEIGHTS}, "
-          f"{DISCOUNT_QUESTION_WORDS}, {THRESHOLD})\n")
-    kept = ["weights", "discount_question", "threshold", "dev_balanced_acc", "dev_auc", "dev_near_balanced_acc",
-            "dev_near_auc"]
+    for weights in (CANDIDATES if not args.core_only else [tuple(WEIGHTS)]):
+        rows = samples(questions, sources, near, weights, memo, dev, held, entities)
+        for rule in ("all", "mean"):
+            for names in (True, False):
+                threshold, dev_report = threshold_at_recall([r for r in rows if r["dev"]], rule, names)
+                candidates.append({"weights": weights, "rule": rule, "names": names, "threshold": threshold,
+                                   "dev_precision": dev_report["precision"], "dev_recall": dev_report["recall"],
+                                   "dev_auc": dev_report["auc"], "rows": rows})
+        print(f"  weights {weights}: best dev precision "
+              f"{max(c['dev_precision'] for c in candidates[-4:]):.3f} ({time.perf_counter() - started:.0f} s)",
+              flush=True)
+    memo.save()
+    chosen = max(candidates, key=lambda c: (c["dev_precision"], c["dev_recall"]))
+    weights, rule, names, threshold = chosen["weights"], chosen["rule"], chosen["names"], chosen["threshold"]
+    test = [r for r in chosen["rows"] if not r["dev"]]
+    results = [{"negatives": "near", "half": "test", "type": "all", **report(test, rule, names, threshold)}]
+    results += [{"negatives": "near", "half": "test", "type": SHORT[t],
+                 **report([r for r in test if r["type"] == t], rule, names, threshold)} for t in TYPES]
+    results.append({"negatives": "near", "half": "test", "type": "evidence in sources",
+                    **report([r for r in test if r["held"]], rule, names, threshold)})
+    results.append({"negatives": "near", "half": "dev", "type": "all",
+                    **report([r for r in chosen["rows"] if r["dev"]], rule, names, threshold)})
+    off = [r for r in samples(questions, sources, shuffled, weights, memo, dev, held, entities) if not r["dev"]]
+    results.append({"negatives": "shuffled", "half": "test", "type": "all", **report(off, rule, names, threshold)})
+    core = [c for c in candidates if c["weights"] == tuple(WEIGHTS) and c["rule"] == ANSWER_RULE and c["names"]]
+    if core:  # the check as the app runs it: names on, core's rule and threshold
+        rows_core = [r for r in core[0]["rows"] if not r["dev"]]
+        results.append({"negatives": "near", "half": "test", "type": f"all (in core: threshold {THRESHOLD}, names)",
+                        **report(rows_core, ANSWER_RULE, True, THRESHOLD)})
+        results.append({"negatives": "near", "half": "test", "type": "evidence in sources (in core)",
+                        **report([r for r in rows_core if r["held"]], ANSWER_RULE, True, THRESHOLD)})
+        results.append({"negatives": "near", "half": "test", "type": "gold answers failed by names (in core)",
+                        "n_pos": sum(1 for r in rows_core if r["label"] == 1),
+                        "precision": round(sum(1 for r in rows_core if r["label"] == 1 and r["names_fail"])
+                                           / max(1, sum(1 for r in rows_core if r["label"] == 1)), 3)})
+    before = [c for c in candidates if c["weights"] == PREVIOUS and c["rule"] == "all" and not c["names"]]
+    if before:  # the check as it was: no co-location, no names, every sentence over 0.44
+        old = [r for r in before[0]["rows"] if not r["dev"]]
+        results.append({"negatives": "near", "half": "test", "type": "all (previous check, threshold 0.44)",
+                        **report(old, "all", False, 0.44)})
+    kept = ["weights", "rule", "names", "threshold", "dev_precision", "dev_recall", "dev_auc"]
+    print(f"\nchosen: weights {weights}, rule {rule}, names {names}, threshold {threshold:.3f} "
+          f"(core.qa.support has {WEIGHTS}, {ANSWER_RULE}, {THRESHOLD})\n")
     print(table(candidates, kept))
     print()
-    print(table(results, columns))
-    print()
-    print(table(hard, ["negatives", *columns[1:]]))
+    print(table(results))
     elapsed = round(time.perf_counter() - started, 1)
-    path = write_results("answer_support", {
-        "command": "bench/answer_support.py" + (f" --limit {args.limit}" if args.limit else ""),
-        "questions": len(questions), "seed": SEED, "budget_tokens": BUDGET, "retrieval": "rag (hybrid), "
-        "whitespace-word token count",
-        "chosen": {"weights": list(weights), "discount_question": discount, "threshold": threshold},
-        "in_core": {"weights": list(WEIGHTS), "discount_question": DISCOUNT_QUESTION_WORDS, "threshold": THRESHOLD},
-        "candidates": [{k: c[k] for k in kept} for c in candidates],
-        "test": results, "near_negatives_test": hard, "seconds": elapsed})
+    path = write_results("answer_support_core" if args.core_only else "answer_support", {
+        "command": "bench/answer_support.py " + " ".join(sys.argv[1:]),
+        "questions": len(questions), "per_type_cap": args.per_type, "seed": SEED, "budget_tokens": 1000,
+        "retrieval": f"{args.mode} (the service's "
+        "dry run on the bench/graphrag_bench.py stores)", "target_recall": TARGET_RECALL,
+        "chosen": {"weights": list(weights), "rule": rule, "names": names, "threshold": threshold},
+        "in_core": {"weights": list(WEIGHTS), "rule": ANSWER_RULE, "threshold": THRESHOLD},
+        "candidates": [{k: c[k] for k in kept} for c in candidates], "test": results, "seconds": elapsed})
     print(f"\n{elapsed} s; wrote {path}")
 
 

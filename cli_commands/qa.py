@@ -3,6 +3,7 @@
     cli.py ask 3 "Who is Jane's sister?" --mode kg --upto 9 --json
     cli.py ask 3 --questions questions.jsonl --mode rag --dry-run --json      # one result object per line
     cli.py ask 3 "Who stole Buck?" --mode graph --upto 4                      # PageRank over the book's graph
+    cli.py ask 3 --questions q.jsonl --mode rag --answer extractive --json    # the book's own sentence, no model
     cli.py narco build 3 --window 3 [--from-chapter 1 --to-chapter 5] [--estimate]
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli
 from core.config import get_settings
 from core.llm import LLMError
 from core.qa import MODES, QAParams
-from core.qa.params import FACT_RANKINGS, PASSAGE_SEARCHES
+from core.qa.params import ANSWER_PATHS, FACT_RANKINGS, PASSAGE_SEARCHES
 
 
 def _progress(done: int, total: int, message: str) -> None:
@@ -49,7 +50,16 @@ def _read_questions(path: str) -> list[str]:
 
 
 def _text(result: dict[str, Any]) -> str:
-    lines = [f"Q: {result['question']}", f"A: {result['answer'] if result['answer'] is not None else '(dry run)'}"]
+    answer = result["answer"]
+    if answer is None:
+        shown = "(dry run)" if result["answer_path"] == "generate" else "(no answer)"
+        reason = (result.get("extraction") or {}).get("reason")
+        shown += f" {reason}" if reason else ""
+    else:
+        verdict = {True: "supported", False: "NOT supported by the cited passages", None: "not checked"}
+        shown = f"{answer}  [{result['answer_path']}; chapters {result['answer_chapters']}; " \
+                f"{verdict[result['supported']]}]"
+    lines = [f"Q: {result['question']}", f"A: {shown}"]
     lines += [f"  [chapter {c['chapter']}, passage {c['chunk'] + 1}, {c['kind']}] {c['text'][:100]}"
               for c in result["citations"]]
     return "\n".join(lines + [f"({result['prompt_tokens'] + result['template_tokens']}/{result['budget']} tokens)"])
@@ -65,7 +75,7 @@ def cmd_ask(args: argparse.Namespace) -> Any:
         params = QAParams(mode=args.mode, upto=args.upto, budget_tokens=args.budget or
                           get_settings().prompt_budget_tokens, narco_lambda=args.narco_lambda,
                           verbalize="template" if args.dry_run else args.verbalize, fact_ranking=args.facts,
-                          passage_search=args.search)
+                          passage_search=args.search, answer=args.answer)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
     store = open_store()
@@ -144,7 +154,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--questions", metavar="FILE.jsonl", default=None, help='one {"question": ...} per line')
     p.add_argument("--mode", choices=MODES, default="kg")
     p.add_argument("--upto", type=int, default=None, metavar="N", help="I have read up to chapter N (no spoilers)")
-    p.add_argument("--dry-run", action="store_true", help="build the prompt only: no LLM call, answer is null")
+    p.add_argument("--dry-run", action="store_true",
+                   help="build the prompt only: no LLM call (an extractive answer needs none; a generated one is null)")
     p.add_argument("--budget", type=int, default=None, help="prompt budget in tokens (default: settings, 1000)")
     p.add_argument("--narco-lambda", type=float, default=0.1, help="λ of the NARCO score")
     p.add_argument("--verbalize", choices=("llm", "template"), default="llm", help="how kg facts become sentences")
@@ -152,6 +163,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="kg: pick facts by edit distance (the Andrus paper) or by meaning (MiniLM)")
     p.add_argument("--search", choices=PASSAGE_SEARCHES, default="hybrid",
                    help="rag/graph: match passages by BM25 + MiniLM (hybrid), MiniLM only (dense) or BM25 only")
+    p.add_argument("--answer", choices=ANSWER_PATHS, default="auto",
+                   help="extractive: the book's own sentence (no generative model); generate: the answering model "
+                        "writes it; auto (the page's choice): extractive with an embedded model, else generate")
     p.set_defaults(func=cmd_ask)
 
     group = sub.add_parser("narco", help="NARCO retrospective-question edges: build, status, recap")

@@ -18,6 +18,9 @@ FACT_RANKINGS: tuple[str, ...] = ("levenshtein", "meaning")
 PASSAGE_SEARCHES: tuple[str, ...] = ("hybrid", "dense", "bm25")
 VERBALIZERS: tuple[str, ...] = ("llm", "template")
 EDGE_SIDES: tuple[str, ...] = ("outgoing", "incoming", "both")
+# extractive: the book's sentence that answers (no generative model); generate: the answering model writes it;
+# auto: extractive when the answering model is embedded (a 270M model loses the right sentence), else generate
+ANSWER_PATHS: tuple[str, ...] = ("auto", "extractive", "generate")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class QAParams:
     fact_ranking: kg mode's fact selection, "levenshtein" (Andrus eq. 1) or "meaning" (MiniLM cosine).
     passage_search: how rag ranks passages and graph seeds them: "hybrid" (BM25 and MiniLM, reciprocal rank
     fusion), "dense" (MiniLM only) or "bm25" (words only).
+    answer: the answer path, "auto" | "extractive" | "generate" (ANSWER_PATHS).
     """
 
     mode: str = "kg"
@@ -46,6 +50,7 @@ class QAParams:
     answer_tokens: int = 32
     fact_ranking: str = "levenshtein"
     passage_search: str = "hybrid"
+    answer: str = "auto"
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -64,6 +69,8 @@ class QAParams:
             raise ValueError(f"fact_ranking must be one of {', '.join(FACT_RANKINGS)}")
         if self.passage_search not in PASSAGE_SEARCHES:
             raise ValueError(f"passage_search must be one of {', '.join(PASSAGE_SEARCHES)}")
+        if self.answer not in ANSWER_PATHS:
+            raise ValueError(f"answer must be one of {', '.join(ANSWER_PATHS)}")
         if self.verbalize not in VERBALIZERS:
             raise ValueError(f"verbalize must be one of {', '.join(VERBALIZERS)}")
 

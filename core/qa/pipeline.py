@@ -26,7 +26,7 @@ from core.qa.budget import Counter, keep_end, keep_start, truncate_to_tokens
 from core.qa.corpus import CorpusView, FactRecord, Passage
 from core.qa.params import QAParams
 from core.qa.prompts import QA_SEPARATOR, render_prompt
-from core.qa.search import GraphTrace, facts_by_meaning, graph_search, passage_match
+from core.qa.search import GraphTrace, facts_by_meaning, graph_context, passage_match
 from core.qa.verbalize import template_verbalize
 from core.retrieval import rank_by_levenshtein
 from core.retrieval.facts import top_k
@@ -116,7 +116,10 @@ def plan_prompt(question: str, view: CorpusView, params: QAParams, *, count: Cou
         lexical_only = params.mode == "rag" and params.passage_search == "bm25"
         if not lexical_only and (query_vec is None or view.passage_vectors is None):
             raise ValueError(f"{params.mode} mode needs passage embeddings and a query embedding")
-        plan.passages = _rank_passages(params, view, question, query_vec, plan)
+        if params.mode == "graph":
+            plan.passages = _graph_passages(params, view, question, query_vec, plan, budget)
+        else:
+            plan.passages = _rank_passages(params, view, question, query_vec, plan)
         prompt = _fill_passages(question, plan, budget)
     else:
         facts: list[str] = []
@@ -195,18 +198,8 @@ def _fill_tail(question: str, facts: list[str], passages: Sequence[Passage], pla
 
 def _rank_passages(params: QAParams, view: CorpusView, question: str, query_vec: np.ndarray | None,
                    plan: QAPlan) -> list[ScoredPassage]:
-    if params.mode in ("rag", "graph"):
-        if params.mode == "rag":
-            scores, cosine = passage_match(view, question, query_vec, params.passage_search)
-        else:
-            assert query_vec is not None
-            scores, cosine, plan.graph = graph_search(view, question, query_vec, params.passage_search)
-            if plan.graph is None:
-                plan.notes.append("This work has no knowledge graph yet, so graph mode ranked passages as rag "
-                                  "(build it on the Graph page or with `kg build`).")
-            elif not plan.graph.seeds:
-                plan.notes.append("No entity of the graph matched the question; the walk started from the best "
-                                  "matching passages only.")
+    if params.mode == "rag":
+        scores, cosine = passage_match(view, question, query_vec, params.passage_search)
         return [ScoredPassage(view.passages[r.index], r.score, float(cosine[r.index]))
                 for r in top_k(scores, params.max_passages)]
     vectors = view.passage_vectors
@@ -221,6 +214,25 @@ def _rank_passages(params: QAParams, view: CorpusView, question: str, query_vec:
     if not rows:
         plan.notes.append("No NARCO edges up to this chapter yet, so the ranking equals rag (build them first).")
     return out
+
+
+# ---- graph mode's hook: the walk's sentences within the room (core.qa.search.graph_context) ----------------------
+
+def _graph_passages(params: QAParams, view: CorpusView, question: str, query_vec: np.ndarray | None, plan: QAPlan,
+                    budget: _Budget) -> list[ScoredPassage]:
+    """Graph mode's candidates: excerpts of the walk's passages (the sentences chosen to fill the room left beside
+    the question), best first; _fill_passages then fits them exactly."""
+    assert query_vec is not None
+    room = budget.room - budget.count(render_prompt("", [], question))
+    found = graph_context(view, question, query_vec, params.passage_search, room=room, count=budget.count)
+    plan.graph = found.trace
+    if plan.graph is None:
+        plan.notes.append("This work has no knowledge graph yet, so graph mode searched passages and sentences "
+                          "without a walk (build it on the Graph page or with `kg build`).")
+    elif not plan.graph.seeds:
+        plan.notes.append("No entity of the graph matched the question; the walk started from the best "
+                          "matching sentences and passages only.")
+    return [ScoredPassage(p, score, float(found.cosine[row])) for p, score, row in found.excerpts]
 
 
 def _fill_passages(question: str, plan: QAPlan, budget: _Budget) -> str:

@@ -24,3 +24,14 @@ def render_prompt(context: str, facts: Sequence[str], question: str) -> str:
         parts.append(" ".join(f.strip() for f in facts if f.strip()))
     parts.append(f"{QA_FRAMING}\n{QA_QUESTION.format(question=question.strip())}")
     return QA_SEPARATOR.join(p for p in parts if p)
+
+
+LEAD_HEADER = "The sentences of the story that best answer the question:"
+
+
+def lead_with(sentences: Sequence[str], prompt: str) -> str:
+    """`prompt` with the chosen sentences first (a capable model's prompt: the extractive reader's choice leads)."""
+    chosen = [s.strip() for s in sentences if s.strip()]
+    if not chosen:
+        return prompt
+    return LEAD_HEADER + "\n" + "\n".join(f"- {s}" for s in chosen) + QA_SEPARATOR + prompt

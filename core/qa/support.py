@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from core.ingest.sentences import split_sentences
+from core.qa.names import answer_names, missing_names, missing_words, question_names
 from core.retrieval.hybrid import stemmer
 from core.stopwords import ENGLISH
 
@@ -37,8 +38,12 @@ Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> unit row vectors (core
 # question's words) on the dev half of GraphRAG-Bench novel (balanced accuracy 0.814) and its threshold; on the test
 # half precision 0.77, recall 0.87 of "supported", AUC 0.88. Discounting lost on the dev half (0.770) and did not
 # help against on-topic wrong answers either (0.543 vs 0.552), so it is off.
-WEIGHTS: tuple[float, float, float] = (0.25, 0.25, 0.5)  # best-sentence word share, cited-text word share, cosine
+# (best-sentence word share, cited-text word share, cosine, question-answer co-location); see bench/answer_support.py
+WEIGHTS: tuple[float, float, float, float] = (0.25, 0.25, 0.5, 0.0)
 THRESHOLD = 0.44
+# How an answer of several sentences is judged: "all" (every checked sentence supported) or "mean" (the mean
+# sentence score reaches the threshold). Either way a name the cited passages lack fails the answer.
+ANSWER_RULE = "all"
 DISCOUNT_QUESTION_WORDS = False  # whether words repeated from the question are left out of the word shares
 MAX_ANSWER_SENTENCES = 40    # a longer answer: the rest is listed unchecked (and a note says so)
 MAX_SOURCE_SENTENCES = 300   # cited sentences embedded at most: those sharing the most words with the answer
@@ -46,12 +51,17 @@ MAX_SOURCE_SENTENCES = 300   # cited sentences embedded at most: those sharing t
 NO_CITATIONS = "No passages were cited, so nothing in the answer is supported by them."
 EMPTY_ANSWER = "The answer is empty: there is nothing to check."
 NOTHING_TO_CHECK = "The answer has no content words to compare with the passages."
+# words that frame a question ("According to the narrative, ...") rather than say what it asks
+FRAME_WORDS = frozenset("""narrative narrator story novel book text chapter account according describe described
+description mention mentioned identify identified discussion detail context portray portrayed depict depicted said
+say told tell called referred refer""".split())
 
 # Function words, pronouns, auxiliaries and the fillers of short answers ("Yes.", "Not really."): words that say
 # nothing about whether a passage backs a claim.
 STOPWORDS = ENGLISH | frozenset("""whose ms also as because until while yes yeah yep nope maybe perhaps indeed certainly
 correct incorrect true false answer unknown one""".split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+_FRAME_STEMS = frozenset(stemmer().stemWords(sorted(FRAME_WORDS)))
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 
 
@@ -77,12 +87,15 @@ class SentenceSupport:
     source: str | None = None   # the best-matching source sentence
     citation: int | None = None  # which cited text it came from (index into the sources given)
     unmatched: tuple[str, ...] = ()  # its content words found nowhere in the cited text
+    colocation: float = 0.0     # its new words and the question's words found together (a sentence and neighbours)
+    missing_names: tuple[str, ...] = ()  # name words it states that no cited text contains (fail it)
 
     def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "supported": self.supported, "score": round(self.score, 4),
                 "overlap": round(self.overlap, 4), "text_overlap": round(self.text_overlap, 4),
                 "cosine": round(self.cosine, 4), "source": self.source, "citation": self.citation,
-                "unmatched": list(self.unmatched)}
+                "unmatched": list(self.unmatched), "colocation": round(self.colocation, 4),
+                "missing_names": list(self.missing_names)}
 
 
 @dataclass
@@ -90,7 +103,9 @@ class AnswerSupport:
     sentences: list[SentenceSupport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     threshold: float = THRESHOLD
-    weights: tuple[float, float, float] = WEIGHTS
+    weights: tuple[float, float, float, float] = WEIGHTS
+    rule: str = ANSWER_RULE
+    question_missing: tuple[str, ...] = ()  # names the question asks about that no cited text contains
 
     @property
     def checked(self) -> list[SentenceSupport]:
@@ -101,10 +116,29 @@ class AnswerSupport:
         return [s for s in self.sentences if s.supported is False]
 
     @property
-    def supported(self) -> bool | None:
-        """True when every checked sentence is supported; None when nothing could be checked."""
+    def missing_names(self) -> list[str]:
+        """Every name word of the answer that the cited passages lack, in order."""
+        return list(dict.fromkeys(w for s in self.sentences for w in s.missing_names))
+
+    @property
+    def score(self) -> float | None:
+        """The mean score of the checked sentences (None when nothing could be checked)."""
         checked = self.checked
-        return all(s.supported for s in checked) if checked else None
+        return float(np.mean([s.score for s in checked])) if checked else None
+
+    @property
+    def supported(self) -> bool | None:
+        """The answer's verdict: False when the question's or the answer's names are missing from the cited
+        passages; else, by `rule`, every checked sentence supported ("all") or the mean score over the threshold
+        ("mean"); None when nothing could be checked."""
+        if self.question_missing or self.missing_names:
+            return False
+        checked = self.checked
+        if not checked:
+            return None
+        if self.rule == "mean":
+            return bool(np.mean([s.score for s in checked]) >= self.threshold)
+        return all(s.supported for s in checked)
 
     @property
     def best(self) -> SentenceSupport | None:
@@ -123,23 +157,33 @@ class AnswerSupport:
                 row["chunk"] = getattr(citations[s.citation], "chunk", None)
             rows.append(row)
         best = self.best
+        score = self.score
         return {"supported": self.supported, "sentences": rows, "notes": list(self.notes),
                 "best": None if best is None else self.sentences.index(best),
+                "score": None if score is None else round(score, 4), "missing_names": self.missing_names,
+                "question_missing": list(self.question_missing), "rule": self.rule,
                 "threshold": self.threshold, "weights": list(self.weights)}
 
 
 def check_support(answer: str, sources: Sequence[str], *, question: str | None = None, embed: Embed | None = None,
-                  threshold: float = THRESHOLD, weights: tuple[float, float, float] = WEIGHTS,
-                  discount_question: bool = DISCOUNT_QUESTION_WORDS) -> AnswerSupport:
+                  threshold: float = THRESHOLD, weights: tuple[float, ...] = WEIGHTS,
+                  discount_question: bool = DISCOUNT_QUESTION_WORDS, names: bool = True, entities: Any = None,
+                  rule: str = ANSWER_RULE) -> AnswerSupport:
     """Each sentence of `answer` scored against the sentences of the cited `sources` (texts, in citation order).
 
-    With the `question` (and `discount_question`), the words an answer sentence repeats from the question do not
-    count as found: "The Yeehats stole Buck." is judged on "Yeehats", not on "stole Buck", which the retrieved
-    passages contain because the question asked about them (a sentence made only of the question's words keeps
-    them all). `embed` defaults to core.nlp.embed (MiniLM); it is called once, on the answer's and the sources'
-    sentences.
+    With the `question`, each sentence is also scored on co-location: the share of its words the question does not
+    already hold, times the share of the question's words, found together in one cited sentence and its neighbours
+    (an on-topic wrong answer borrows words the passages hold, but not beside what the question asks about); and
+    the names the question asks about must be in the cited text. With `names`, a name the answer states that no
+    cited text contains fails its sentence and the answer (`entities`, the graph's EntityIndex, tells names at a
+    sentence's start). With `discount_question`, the words an answer sentence repeats from the question do not
+    count as found. `embed` defaults to core.nlp.embed (MiniLM); it is called once, on the answer's and the
+    sources' sentences. `weights` may give three components (no co-location) or four.
     """
-    result = AnswerSupport(threshold=threshold, weights=weights)
+    w4 = (*weights, 0.0)[:4] if len(weights) == 3 else tuple(weights)
+    result = AnswerSupport(threshold=threshold, weights=(w4[0], w4[1], w4[2], w4[3]), rule=rule)
+    if question and names:
+        result.question_missing = tuple(missing_names(question_names(question, entities), sources))
     sentences = split_sentences(answer or "")
     if not sentences:
         result.notes.append(EMPTY_ANSWER)
@@ -147,9 +191,10 @@ def check_support(answer: str, sources: Sequence[str], *, question: str | None =
     if len(sentences) > MAX_ANSWER_SENTENCES:
         result.notes.append(f"Only the first {MAX_ANSWER_SENTENCES} of {len(sentences)} sentences were checked.")
     words = [content_words(s) for s in sentences[:MAX_ANSWER_SENTENCES]]
+    asked = {stem for stem, _ in content_words(question)} if question else set()
     if question and discount_question:
-        asked = {stem for stem, _ in content_words(question)}
         words = [tuple(p for p in w if p[0] not in asked) or w for w in words]
+    lacking = [tuple(missing_words(answer_names(s, entities), sources)) if names else () for s in sentences]
     rest = [SentenceSupport(s, None) for s in sentences[MAX_ANSWER_SENTENCES:]]
     todo = [i for i, w in enumerate(words) if w]
     if not todo:
@@ -159,30 +204,59 @@ def check_support(answer: str, sources: Sequence[str], *, question: str | None =
     cited = [(k, s) for k, text in enumerate(sources) for s in split_sentences(text or "")]
     if not cited:
         result.notes.append(NO_CITATIONS)
-        result.sentences = [SentenceSupport(s, False if w else None, unmatched=tuple(dict.fromkeys(x for _, x in w)))
-                            for s, w in zip(sentences, words)] + rest
+        result.sentences = [SentenceSupport(s, False if w else None, unmatched=tuple(dict.fromkeys(x for _, x in w)),
+                                            missing_names=lacking[i])
+                            for i, (s, w) in enumerate(zip(sentences, words))] + rest
         return result
     source_stems = [{stem for stem, _ in content_words(s)} for _, s in cited]
     everywhere = set().union(*source_stems)
+    windows = _windows(cited, source_stems)
+    focus = {stem for stem in asked if stem not in _FRAME_STEMS} or asked
     cited, source_stems = _shortlist(cited, source_stems, {stem for w in words for stem, _ in w})
     vectors = (embed or _default_embed)([sentences[i] for i in todo] + [s for _, s in cited])
     answer_vecs, source_vecs = vectors[:len(todo)], vectors[len(todo):]
     cosines = answer_vecs @ source_vecs.T  # (checked answer sentences, source sentences)
-    w_overlap, w_text, w_cosine = weights
+    w_overlap, w_text, w_cosine, w_coloc = w4
     scored: dict[int, SentenceSupport] = {}
     for row, i in enumerate(todo):
         stems = {stem for stem, _ in words[i]}
         overlaps = np.array([len(stems & t) / len(stems) for t in source_stems], dtype=np.float64)
         text_overlap = len(stems & everywhere) / len(stems)
+        coloc = _colocation(stems, focus, windows) if focus else float(overlaps.max(initial=0.0))
         best = int(np.argmax(w_overlap * overlaps + w_cosine * cosines[row]))
-        score = w_overlap * overlaps[best] + w_text * text_overlap + w_cosine * float(cosines[row, best])
+        score = (w_overlap * overlaps[best] + w_text * text_overlap + w_cosine * float(cosines[row, best])
+                 + w_coloc * coloc)
         unmatched = tuple(dict.fromkeys(word for stem, word in words[i] if stem not in everywhere))
-        scored[i] = SentenceSupport(sentences[i], bool(score >= threshold), float(score), float(overlaps[best]),
-                                    text_overlap, float(cosines[row, best]), cited[best][1], cited[best][0],
-                                    unmatched)
-    result.sentences = [scored.get(i) or SentenceSupport(s, None) for i, s in enumerate(sentences[:len(words)])]
+        scored[i] = SentenceSupport(sentences[i], bool(score >= threshold) and not lacking[i], float(score),
+                                    float(overlaps[best]), text_overlap, float(cosines[row, best]), cited[best][1],
+                                    cited[best][0], unmatched, coloc, lacking[i])
+    result.sentences = [scored.get(i) or SentenceSupport(s, None, missing_names=lacking[i])
+                        for i, s in enumerate(sentences[:len(words)])]
     result.sentences += rest
     return result
+
+
+def _windows(cited: list[tuple[int, str]], stems: list[set[str]]) -> list[set[str]]:
+    """Each cited sentence's stems with its neighbours' in the same cited text."""
+    out = []
+    for j, (k, _) in enumerate(cited):
+        window = set(stems[j])
+        for n in (j - 1, j + 1):
+            if 0 <= n < len(cited) and cited[n][0] == k:
+                window |= stems[n]
+        out.append(window)
+    return out
+
+
+def _colocation(stems: set[str], focus: set[str], windows: list[set[str]]) -> float:
+    """max over windows of (share of the sentence's new words there) x (share of the question's words there)."""
+    new = stems - focus or stems
+    best = 0.0
+    for window in windows:
+        found = len(new & window)
+        if found:
+            best = max(best, found / len(new) * len(focus & window) / len(focus))
+    return best
 
 
 def _shortlist(cited: list[tuple[int, str]], stems: list[set[str]], answer: set[str],

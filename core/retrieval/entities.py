@@ -91,6 +91,11 @@ class EntityIndex:
         ordered = sorted(relations, key=lambda rel: rel.chapter)
         return cls(list(entities), mentions, ordered, common, keys, frozenset(starts))
 
+    def occurrences(self, text: str) -> list[int]:
+        """Entity positions named in a text of the book (capitals must match, as when the index was built), once
+        per occurrence."""
+        return list(_scan(_WORD.findall(text), self._keys, self._starts, case=True))
+
     def find_in_question(self, question: str) -> dict[int, str]:
         """Entity positions named in the question -> the name matched (case-free where the name is no common word)."""
         tokens = _WORD.findall(question)

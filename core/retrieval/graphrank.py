@@ -10,6 +10,9 @@ through its relationships, to passages two hops away that never name anything in
     seeds = link_entities(question, index, graph, query_vec, fact_hits=..., entity_vectors=...)
     ranking = rank(graph, seeds, passage_scores, params)       # -> GraphRanking (scores, seeds, subgraph)
 
+Graph mode walks core.retrieval.walk's tri-graph, which adds the passages' sentences to this ViewGraph (its base:
+visibility, passage degrees, relationships and NARCO pairs) and ranks from the same seeds (link_entities).
+
 PageRank comes from scikit-network (sparse power iteration on a CSR matrix built once per view): on Pride and
 Prejudice's view graph it answers in about a millisecond, where networkx rebuilds its matrix from Python objects on
 every call (bench/graphrag_bench.py --ppr-libraries measures networkx, scikit-network and igraph).

@@ -18,10 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from core.llm import LLM, MeteredLLM
-from core.qa import (Citation, Corpus, LLMVerbalizer, QAParams, QAPlan, generate_answer, plan_prompt,
+from core.llm import LLM, LLMError, MeteredLLM
+from core.llm.registry import is_embedded
+from core.qa import (Citation, Corpus, CorpusView, LLMVerbalizer, QAParams, QAPlan, generate_answer, plan_prompt,
                      template_overhead, template_verbalize)
+from core.qa.extract import Extraction, embed_sentences, extract_answer
+from core.qa.prompts import lead_with, render_prompt
 from core.qa.support import AnswerSupport, check_support
+from core.services.qa_global import answer_globally
 from core.services.qa_corpus import (EMBED_MODEL, ProgressFn, attach_meaning_vectors, ensure_vectors,  # noqa: F401
                                      load_corpus, needs_meaning_vectors, needs_vectors)
 from core.store import NotFound, Store
@@ -41,10 +45,31 @@ class QAResult:
     verbalized_by: str = "template"
     timings: dict[str, float] = field(default_factory=dict)
     support: AnswerSupport | None = None  # each answer sentence checked against the cited passages (None: dry run)
+    answer_path: str = "generate"          # which path gave `answer`: "extractive", "rephrased" or "generate"
+    extraction: Extraction | None = None   # the book's sentence(s) the extractive reader chose (every path)
+    embedded: bool = False                 # whether the answering model is an embedded one
 
     @property
     def citations(self) -> list[Citation]:
         return self.plan.citations
+
+    @property
+    def supported(self) -> bool | None:
+        """The answer's verdict: None with no answer or nothing to check."""
+        return None if self.support is None or self.answer is None else self.support.supported
+
+    @property
+    def answer_chapters(self) -> list[int]:
+        """The chapters the answer cites: the quoted sentences' for an extractive answer, else those of the
+        passages its sentences match best (all cited chapters when nothing matched)."""
+        if self.answer is None:
+            return []
+        if self.answer_path in ("extractive", "rephrased") and self.extraction is not None:
+            return self.extraction.chapters
+        cited = self.plan.citations
+        found = {cited[s.citation].chapter for s in (self.support.sentences if self.support else [])
+                 if s.citation is not None and s.citation < len(cited)}
+        return sorted(found or {c.chapter for c in cited})
 
     def as_dict(self) -> dict[str, Any]:
         plan = self.plan
@@ -63,6 +88,9 @@ class QAResult:
             "notes": plan.notes, "llm": self.llm, "verbalized_by": self.verbalized_by, "raw_answer": self.raw_answer,
             "timings": self.timings,
             "support": self.support.as_dict(plan.citations) if self.support is not None else None,
+            "answer_path": self.answer_path, "supported": self.supported, "embedded": self.embedded,
+            "answer_chapters": self.answer_chapters,
+            "extraction": self.extraction.as_dict() if self.extraction is not None else None,
         }
 
 
@@ -77,8 +105,11 @@ class Asker:
         self.store, self.dry_run = store, dry_run
         if llm is None:
             self.llm: LLM = llm_service.build_llm(store, "answering", llm_override)
+            spec = llm_service.resolve_llm_name(store, "answering", llm_override)
         else:  # an injected model (a test's, a benchmark's) is metered like a built one, and only once
             self.llm = llm if isinstance(llm, MeteredLLM) else llm_service.metered(store, llm, "answering")
+            spec = llm.name
+        self.embedded = _embedded(spec)  # what auto answers with (the provider's declaration, not the name)
         self._reserve: int | None = None
         # passages recur across questions: their token counts are remembered for this asker's model
         self._count = functools.lru_cache(maxsize=1 << 16)(self.llm.count_tokens)
@@ -123,24 +154,89 @@ class Asker:
         timings["retrieval_ms"] = round(_ms(t1) - timings.get("verbalize_ms", 0.0), 2)
         if params.mode == "kg" and not corpus.facts:
             plan.notes.append("This work has no knowledge graph yet: build it on the Graph page (or `kg build`).")
+        t2 = time.perf_counter()
+        view = corpus.upto(upto)
+        extraction = extract_answer(plan.question, plan.citations, view=view, query_vec=query_vec)
+        timings["extract_ms"] = _ms(t2)
+        path = self.answer_path(params)
         answer = raw = None
-        support: AnswerSupport | None = None
-        if not self.dry_run:
-            t2 = time.perf_counter()
-            answer, raw = generate_answer(llm, plan.prompt, params.answer_tokens)
-            timings["llm_ms"] = _ms(t2)
+        if path == "extractive" and not self.dry_run:  # a dry run answers nothing (the extraction is in the result)
+            answer = extraction.answer
+            if params.answer == "auto" and answer is not None and not self.dry_run:
+                t3 = time.perf_counter()
+                rephrased, raw = self._rephrase(llm, extraction, plan.question, params, corpus)
+                timings["llm_ms"] = _ms(t3)
+                if rephrased is not None:  # checked again below against every cited passage, as any answer
+                    answer, path = rephrased, "rephrased"
+        elif not self.dry_run:
+            if not self.embedded and extraction.quotes:
+                plan = self._lead_with(plan, extraction, question, view, params, verbalizer, query_vec)
             t3 = time.perf_counter()
-            support = check_support(answer, [c.text for c in plan.citations], question=plan.question)
-            timings["support_ms"] = _ms(t3)
+            if not self.embedded and plan.graph is not None and plan.graph.scope != "local":
+                # a whole-book or creative question with a capable model: GraphRAG's global search (issue 31)
+                answer, raw, notes = answer_globally(llm, self.store, work_id, upto, plan, params)
+                plan.notes.extend(notes)
+            if answer is None:
+                answer, raw = generate_answer(llm, plan.prompt, params.answer_tokens)
+            timings["llm_ms"] = _ms(t3)
+        support: AnswerSupport | None = None
+        if answer is not None:
+            t4 = time.perf_counter()
+            support = check_support(answer, [c.text for c in plan.citations], question=plan.question,
+                                    entities=corpus.entities, embed=embed_sentences)
+            timings["support_ms"] = _ms(t4)
         by = "llm" if isinstance(verbalizer, LLMVerbalizer) and verbalizer.used_llm else "template"
         return QAResult(" ".join(question.split()), params.mode, upto, answer, plan, self.llm.name, raw, by, timings,
-                        support=support)
+                        support=support, answer_path=path, extraction=extraction, embedded=self.embedded)
+
+    def answer_path(self, params: QAParams) -> str:
+        """The answer path, "extractive" or "generate": auto is extractive when the answering model is embedded
+        (its 270M model loses the right sentence the prompt holds; it may only rephrase the chosen sentence, see
+        _rephrase), the capable model's answer otherwise."""
+        if params.answer != "auto":
+            return params.answer
+        return "extractive" if self.embedded else "generate"
+
+    def _rephrase(self, llm: LLM, extraction: Extraction, question: str, params: QAParams,
+                  corpus: Corpus) -> tuple[str | None, str | None]:
+        """The embedded model's short answer from the chosen sentences alone, kept only when the support check
+        (names included) passes on those sentences: (answer or None, raw reply)."""
+        quotes = [q.text for q in extraction.quotes]
+        answer, raw = generate_answer(llm, render_prompt(" ".join(quotes), [], question), params.answer_tokens)
+        if not answer.strip():
+            return None, raw
+        support = check_support(answer, quotes, question=question, entities=corpus.entities, embed=embed_sentences)
+        support.question_missing = ()  # the question's names were found in the cited passages (the extraction's
+        return (answer, raw) if support.supported else (None, raw)  # check), not necessarily in the one quote
+
+    def _lead_with(self, plan: QAPlan, extraction: Extraction, question: str, view: CorpusView, params: QAParams,
+                   verbalizer: Any, query_vec: np.ndarray | None) -> QAPlan:
+        """The plan again with room kept for the chosen sentences, which then lead its prompt (within budget)."""
+        lead = lead_with([q.text for q in extraction.quotes], "")
+        room = params.budget_tokens - self._count(lead)
+        if room < 50:  # a tiny budget: the chosen sentences would crowd out the question
+            return plan
+        fitted = plan_prompt(question, view, params.with_(budget_tokens=room), count=self._count,
+                             reserve=self.reserve, verbalizer=verbalizer, query_vec=query_vec)
+        prompt = lead_with([q.text for q in extraction.quotes], fitted.prompt)
+        if self._count(prompt) + self.reserve > params.budget_tokens:
+            return plan
+        fitted.prompt, fitted.prompt_tokens, fitted.budget = prompt, self._count(prompt), params.budget_tokens
+        fitted.notes.append("The sentences the extractive reader chose lead the prompt.")
+        return fitted
 
 
 def ask(store: Store, work_id: int, question: str, params: QAParams | None = None, *, llm: LLM | None = None,
         llm_override: str | None = None, dry_run: bool = False) -> QAResult:
     """One question (see Asker for batches)."""
     return Asker(store, llm, llm_override=llm_override, dry_run=dry_run).ask(work_id, question, params)
+
+
+def _embedded(spec: str) -> bool:
+    try:
+        return is_embedded(spec)
+    except (LLMError, ValueError, KeyError):  # an unknown provider runs nowhere here
+        return False
 
 
 def _check_upto(corpus: Corpus, upto: int | None) -> int:

@@ -163,5 +163,32 @@ def test_kg_facts_by_meaning_and_vectors_stored_once(carol, monkeypatch) -> None
     for mode in ("graph", "rag"):
         qa_service.ask(store, work_id, "Who visits Scrooge at night?", QAParams(mode=mode), llm=FakeLLM(), dry_run=True)
     qa_service.ask(store, work_id, "Who visits Scrooge at night?", params, llm=FakeLLM(), dry_run=True)
-    assert embedded == ["Who visits Scrooge at night?"] * 3
+    assert embedded.count("Who visits Scrooge at night?") == 3
+    # passages, facts and names come from the store; only sentences the extractive reader scores are embedded besides
+    stored = {c.text for c in store.list_chunks(work_id)}
+    assert not set(embedded) & stored and all(len(t) < 600 for t in embedded)
     assert not qa_service.needs_meaning_vectors(store, work_id)
+
+
+@pytest.mark.parametrize("reply, shown", [
+    ("The clergyman, the clerk, the undertaker and the chief mourner", "rephrased"),
+    ("Tiny Tim and the clerk", "extractive")])
+def test_auto_with_an_embedded_model_quotes_the_book_and_keeps_a_backed_rephrasing(carol, reply: str,  # noqa: ANN001
+                                                                                  shown: str) -> None:
+    """With an embedded answering model the answer is the book's sentence; the model may rephrase it, and its words
+    are shown only when the support check passes on the quoted sentence (a name it lacks fails it)."""
+    from core.llm import register_provider, unregister_provider
+    store, work_id = carol
+    register_provider("embfake", lambda model, **kw: FakeLLM(lambda m, o: reply, model=model, context_window=8192),
+                      embedded=True)
+    try:
+        asker = qa_service.Asker(store, llm_override="embfake:x")
+        result = asker.ask(work_id, "Who signed the register of Marley's burial?", QAParams(mode="rag", upto=1))
+    finally:
+        unregister_provider("embfake")
+    extraction = result.extraction
+    assert result.answer_path == shown and extraction is not None and extraction.quotes
+    assert any("register of his burial was signed by the clergyman" in q.text for q in extraction.quotes)
+    assert result.answer == (reply if shown == "rephrased" else extraction.answer)
+    assert result.answer_chapters == [1] and result.supported is True
+    assert result.as_dict()["answer_path"] == shown

@@ -68,6 +68,34 @@ def test_batch_dry_run_prints_one_object_per_line_in_order(work_id: int, countin
     assert len(counting_provider) == 1 and counting_provider[0].calls == []  # built once, never called
 
 
+def test_the_answer_flag_compares_both_paths_in_one_batch(work_id: int, counting_provider: list, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """--answer extractive quotes the book without asking the model; --answer generate asks it; each row carries
+    the answer, the chapters it cites and whether the support check passed."""
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps({"question": "Who came through the heavy door?"}) + "\n")
+    rows = {}
+    for answer in ("extractive", "generate"):
+        status, out, _ = _run(capsys, "ask", str(work_id), "--questions", str(path), "--mode", "rag", "--search",
+                              "bm25", "--answer", answer, "--llm", "countfake:x", "--json")
+        assert status == 0
+        (rows[answer],) = [json.loads(line) for line in out.splitlines()]
+    extractive, generated = rows["extractive"], rows["generate"]
+    assert extractive["answer_path"] == "extractive" and "ghost of Marley came through the heavy door" in \
+        extractive["answer"]
+    assert extractive["answer_chapters"] == [2] and extractive["supported"] is True
+    assert extractive["extraction"]["quotes"][0]["chapter"] == 2
+    assert generated["answer_path"] == "generate" and generated["answer"] == "Jacob Marley"
+    assert generated["supported"] is False and generated["support"]["missing_names"] == ["Jacob"]
+    assert len(counting_provider) == 2 and counting_provider[0].calls == [] and len(counting_provider[1].calls) == 1
+    status, out, _ = _run(capsys, "ask", str(work_id), "Who came through the heavy door?", "--mode", "rag",
+                          "--search", "bm25", "--answer", "extractive", "--llm", "countfake:x")
+    assert status == 0 and "[extractive; chapters [2]; supported]" in out
+    with pytest.raises(SystemExit) as bad:
+        _run(capsys, "ask", str(work_id), "Who?", "--answer", "guess", "--llm", "countfake:x")
+    assert bad.value.code == 2 and "invalid choice: 'guess'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("content, message", [
     ('{"question": "ok?"}\nnot json\n', "line 2: not JSON"),
     ('{"q": "wrong key"}\n', 'line 1: expected an object with a non-empty "question"'),

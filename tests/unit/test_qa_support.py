@@ -140,3 +140,32 @@ def test_words_repeated_from_the_question_can_be_discounted() -> None:
     echo = check_support("They stole Buck.", SOURCES, question=question, embed=FakeEmbed(),
                          discount_question=True).sentences[0]
     assert echo.supported is not None and echo.overlap == 1.0  # only the question's words: all of them are kept
+
+
+def test_a_name_the_cited_passages_lack_fails_the_answer() -> None:
+    support = check_support("Jacob Manuel stole Buck and sold him.", SOURCES, embed=FakeEmbed())
+    (s,) = support.sentences
+    assert s.missing_names == ("Jacob",) and s.supported is False   # the words alone would have passed
+    assert support.missing_names == ["Jacob"] and support.supported is False
+    right = check_support("Manuel stole Buck and sold him.", SOURCES, embed=FakeEmbed())
+    assert right.missing_names == [] and right.supported is True
+    lax = check_support("Jacob Manuel stole Buck and sold him.", SOURCES, embed=FakeEmbed(), names=False)
+    assert lax.supported is True                                     # the check without names: fooled
+
+
+def test_a_question_about_someone_the_passages_never_mention_fails_any_answer() -> None:
+    support = check_support("Manuel stole Buck.", SOURCES, question="Who did Mercedes marry?", embed=FakeEmbed())
+    assert support.question_missing == ("Mercedes",) and support.supported is False
+    assert support.as_dict()["question_missing"] == ["Mercedes"]
+
+
+def test_colocation_rewards_the_answer_found_beside_what_the_question_asks() -> None:
+    question = "Who killed John Thornton by the river?"
+    right = check_support("The Yeehats.", SOURCES, question=question, embed=FakeEmbed())
+    wrong = check_support("The gardener's helpers.", SOURCES, question=question, embed=FakeEmbed())
+    assert right.sentences[0].colocation > 0.5 > wrong.sentences[0].colocation
+    heavy = (0.0, 0.0, 0.0, 1.0)
+    assert check_support("The gardener's helpers.", SOURCES, question=question, embed=FakeEmbed(),
+                         weights=heavy, threshold=0.5).supported is False
+    assert check_support("The Yeehats.", SOURCES, question=question, embed=FakeEmbed(),
+                         weights=heavy, threshold=0.5).supported is True

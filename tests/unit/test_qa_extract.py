@@ -1,0 +1,93 @@
+"""The extractive answer (core.qa.extract) on hand-made passages: the answer type the question asks for, the span of
+that type (a character for who, not a place), no answer when the passages hold none (said plainly), and the names
+a question or an answer states that the cited passages lack (core.qa.names)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.qa.extract import NO_PASSAGES, NOT_FOUND, extract_answer, question_type
+from core.qa.names import answer_names, missing_names, missing_words, question_names
+from core.qa.pipeline import Citation
+
+PASSAGES = [
+    "The sled left Dawson at dawn. Buck pulled hard through the snow beside Spitz.",
+    "One night Manuel took Buck through the orchard to the flag station at College Park. Manuel sold him to a "
+    "stranger for a hundred dollars. San Francisco was the stranger's town.",
+    "The weather in the Klondike was bitterly cold that winter, and the river froze in November.",
+]
+
+
+class WordEmbed:
+    """A deterministic stand-in for MiniLM: bag-of-words vectors (hashed), unit length, so meaning follows words."""
+
+    def __call__(self, texts):  # noqa: ANN001, ANN204
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().replace("?", " ").replace(".", " ").split():
+                out[i, sum(map(ord, w)) % 64] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
+
+
+def _citations(texts: list[str]) -> list[Citation]:
+    return [Citation(i + 1, 0, t, i, "passage", 1.0 - 0.1 * i) for i, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Who sold Buck?", "person"), ("Where was Buck sold?", "place"), ("When did the river freeze?", "time"),
+    ("How many dollars did the stranger pay?", "number"), ("Why did Manuel sell Buck?", "reason"),
+    ("How did Buck pull the sled?", "manner"), ("Is Buck a dog?", "yesno"),
+    ("Summarize how Buck changes over the story.", "summary"), ("Which city was the stranger's town?", "place"),
+    ("What did Buck do when Spitz attacked?", "thing"),  # "when" inside the question is no time question
+    ("In the account of the harbour, which individual married Anna?", "person"),
+    ("Imagine you are Buck. Write a diary entry about the sled.", "creative"),
+    ("Rewrite the theft of Buck as a newspaper story.", "creative")])
+def test_the_answer_type_comes_from_the_question_word(question: str, kind: str) -> None:
+    assert question_type(question) == kind
+
+
+def test_a_who_question_is_answered_by_a_character_not_a_place() -> None:
+    found = extract_answer("Who sold Buck to a stranger?", _citations(PASSAGES), embed=WordEmbed())
+    assert found.span == "Manuel"                       # a person, although College Park and San Francisco are near
+    assert "Manuel sold him to a stranger" in found.answer
+    assert found.quotes[0].chapter == 2 and found.chapters == [2]
+
+
+def test_a_where_question_is_answered_by_a_place() -> None:
+    found = extract_answer("Where did Manuel take Buck one night?", _citations(PASSAGES), embed=WordEmbed())
+    assert found.span == "College Park" and found.question_type == "place"
+
+
+def test_no_answer_when_the_passages_hold_none_and_it_says_so() -> None:
+    found = extract_answer("What colour was the queen's carriage at the coronation?", _citations(PASSAGES),
+                           embed=WordEmbed())
+    assert found.answer is None and found.reason == NOT_FOUND and not found.quotes
+
+
+def test_a_question_about_someone_the_passages_never_name_gets_no_answer() -> None:
+    found = extract_answer("How does John Thornton die?", _citations(PASSAGES), embed=WordEmbed())
+    assert found.answer is None and found.missing == ("John Thornton",)
+    assert found.reason == "The chapters you have read do not mention John Thornton."
+
+
+def test_no_citations_no_answer() -> None:
+    assert extract_answer("Who sold Buck?", [], embed=WordEmbed()).reason == NO_PASSAGES
+
+
+def test_a_whole_story_question_gets_several_sentences_in_reading_order() -> None:
+    found = extract_answer("Summarize how Buck and Manuel and the stranger and the sled are described.",
+                           _citations(PASSAGES), embed=WordEmbed())
+    positions = [(q.citation, q.text) for q in found.quotes]
+    assert len(found.quotes) >= 2 and positions == sorted(positions, key=lambda p: p[0])
+    assert found.answer == " ".join(q.text for q in found.quotes)
+
+
+def test_names_in_questions_and_answers() -> None:
+    assert question_names("In 'An Unsentimental Journey through Cornwall', who married Princess Frederica of "
+                          "Hanover?") == ["Frederica", "Hanover"]  # a quoted title and honorifics are no names
+    assert answer_names("Jacob Marley came through the door. He saw Mr. Scrooge.") == ["Jacob Marley", "Scrooge"]
+    assert answer_names("The ghost came. Yesterday it rained.") == []  # sentence-initial words are no names alone
+    assert missing_names(["John Thornton", "Buck"], PASSAGES) == ["John Thornton"]
+    assert missing_words(["Jacob Marley"], ["Marley was dead."]) == ["Jacob"]
+    assert missing_words(["SCROOGE"], ["scrooge signed it"]) == []  # case-insensitive on the cited side
