@@ -431,24 +431,3 @@ def _apply_labels(clusters: list[Cluster], decisions: list[Decision]) -> None:
             cluster.label, cluster.user_label = str(d.payload["label"]), True
         elif d.op == "retype" and d.payload.get("type") in NODE_TYPES:
             cluster.type = d.payload["type"]
-
-
-
-def assign_ids(clusters: list[Cluster], previous: list[KgEntity]) -> list[int | None]:
-    """Reuse the id of the previous entity sharing the most mentions' worth of names with each cluster (each id at
-    most once), so ids survive re-resolution; None where a cluster is new."""
-    owner = {n.name: e.id for e in previous for n in e.names}
-    overlaps: list[tuple[int, int, int]] = []   # (-shared mentions, cluster index, entity id)
-    for i, cluster in enumerate(clusters):
-        shared: Counter[int] = Counter()
-        for n in cluster.names:
-            if n.name in owner:
-                shared[owner[n.name]] += max(n.count, 1)
-        overlaps.extend((-count, i, eid) for eid, count in shared.items())
-    ids: list[int | None] = [None] * len(clusters)
-    used: set[int] = set()
-    for _, i, eid in sorted(overlaps):
-        if ids[i] is None and eid not in used:
-            ids[i] = eid
-            used.add(eid)
-    return ids

@@ -23,7 +23,8 @@ from core.kg.grapher import GrapherExtractor, KnownGraph, node_id
 from core.kg.llm_extract import LLMExtractor
 from core.kg.offline import VERSION as OFFLINE_VERSION
 from core.kg.offline import ChapterText, OfflineExtractor
-from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, assign_ids, resolve
+from core.kg.identity import assign_ids
+from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, resolve
 from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, KgEntity, NODE_TYPES
 from core.llm import LLM, CostEstimate, MeteredLLM
 from core.services import continuity_service

@@ -1,7 +1,8 @@
 """Alias resolution: evidence from name forms, each merge guard, user decisions, dated merges, stable ids."""
 from __future__ import annotations
 
-from core.kg.resolve import (MergeGuards, ResolutionInput, assign_ids, different_full_names, pick_label, resolve)
+from core.kg.identity import assign_ids
+from core.kg.resolve import MergeGuards, ResolutionInput, different_full_names, pick_label, resolve
 from core.kg.types import DatedAlias, Decision, EntityName, KgEntity, NameCount
 
 
