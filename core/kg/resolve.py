@@ -28,7 +28,7 @@ from core.kg.coref import is_place_name
 from core.kg.evidence import PLACE_SUFFIXES, Proposal, propose_links
 from core.kg.names import parse_name, surname
 from core.kg.given_names import formal_forms, is_given_name, same_given_name
-from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, KgEntity, NameCount
+from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, NameCount
 
 TYPE_PRIORITY = {t: i for i, t in enumerate(NODE_TYPES)}
 FORM_KINDS = frozenset({"spelling", "plural", "short"})   # core.kg.evidence._form_links
