@@ -20,6 +20,7 @@ import contextlib
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -165,10 +166,15 @@ class Worker:
         return thread is None or not thread.is_alive()
 
     def wait_all(self, timeout: float) -> bool:
-        """Wait for every job this worker started to end; True when they all have."""
-        for work_id in list(self._threads):
-            self.wait(work_id, timeout)
-        return not any(t.is_alive() for t in self._threads.values())
+        """Wait for every job this worker started to end, and for those they start in turn (an import starts the
+        embedding of its passages as it ends); True when they all have."""
+        deadline = time.monotonic() + timeout
+        while (alive := [t for t in list(self._threads.values()) if t.is_alive()]):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            alive[0].join(left)
+        return True
 
 
 _worker: Worker | None = None
