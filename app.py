@@ -16,7 +16,8 @@ from core.services.access import ReadOnly  # noqa: E402
 from core.services.library import ensure_sample  # noqa: E402
 from core.store import NotFound  # noqa: E402
 from pages import _account  # noqa: E402
-from pages._shared import plain, raw_store  # noqa: E402
+from pages._position import sidebar_place  # noqa: E402
+from pages._shared import get_store, plain, raw_store, selected_work_id  # noqa: E402
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 
@@ -26,6 +27,7 @@ PAGES = [
     ("library.py", "Library", ":material/library_books:", "library"),
     ("read.py", "Read", ":material/menu_book:", "read"),
     ("graph.py", "Graph", ":material/hub:", "graph"),
+    ("continuity.py", "Continuity", ":material/rule:", "continuity"),
     ("ask.py", "Ask the book", ":material/question_answer:", "ask"),
     ("summaries.py", "Summaries", ":material/summarize:", "summaries"),
     ("write.py", "Write", ":material/edit_note:", "write"),
@@ -62,6 +64,7 @@ if signing_in and _account.signed_in_user() is None:
 with st.sidebar:
     for listed in pages:
         st.page_link(listed)
+    sidebar_place(get_store(), selected_work_id())  # the reader's place in the open work (issue 33)
     if signing_in:
         _account.account_menu()
 _seed_once()

@@ -86,8 +86,9 @@ def render_text(result: Any) -> str:
 
 def _groups() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Every group's register(), in help order (imported here: the groups import the helpers above)."""
-    from cli_commands import kg, library, llm, qa, retention, sharing, summaries, write
-    return [group.register for group in (library, sharing, llm, kg, qa, summaries, write, retention)]
+    from cli_commands import companion, continuity, kg, library, llm, qa, retention, sharing, summaries, write
+    return [group.register for group in (library, sharing, llm, kg, continuity, qa, summaries, write, retention,
+                                         companion)]
 
 
 GROUPS = _groups()

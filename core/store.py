@@ -5,6 +5,9 @@
     NarcoStore     NARCO question edges and cached embeddings                          (core.narco.store)
     SummaryStore   summary versions                                                    (core.summarize.store)
     TaskStore      the background worker's claims on works                             (core.tasks)
+    ContinuityStore  story states, continuity flags and "intended" marks               (core.continuity.store)
+    PositionStore  a reader's place in a work, per user                                (core.companion.store)
+    DeskStore      chapter plans and the story bible's notes and pins                  (core.write.store)
     Store          all of them: what a service takes
 
 storage.repository.SqlStore implements Store with SQLAlchemy (one mixin per part); tests use it against a real
@@ -15,11 +18,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from core.companion.store import PositionStore
+from core.continuity.store import ContinuityStore
 from core.domain import Chapter, ChapterInfo, ChapterSource, Chunk, Job, NewChapter, Work, WorkKind, WorkSharing
 from core.kg.store import KgStore
 from core.narco.store import NarcoStore
 from core.summarize.store import SummaryStore
 from core.tasks import TaskStore
+from core.write.store import DeskStore
 
 
 class NotFound(LookupError):
@@ -78,5 +84,6 @@ class LibraryStore(Protocol):
     def llm_usage(self, work_id: int | None = None, job_id: int | None = None) -> dict[str, int]: ...
 
 
-class Store(LibraryStore, KgStore, NarcoStore, SummaryStore, TaskStore, Protocol):
+class Store(LibraryStore, KgStore, NarcoStore, SummaryStore, TaskStore, ContinuityStore, PositionStore, DeskStore,
+            Protocol):
     """Everything the services use from persistence (storage.repository.SqlStore)."""

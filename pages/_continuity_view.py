@@ -41,8 +41,13 @@ def reader_anchor(text: str, start: int, end: int) -> str | None:
 
 def flag_note(flag: Flag) -> str:
     """One line under a flagged paragraph in the reader."""
-    return (f"⚠ {KIND_TITLES.get(flag.kind, flag.kind)}: {plain(flag.detail)} — contradicts chapter "
-            f"{flag.prior_chapter}: “{plain(flag.prior_sentence[:160])}”")
+    return (f"⚠ {KIND_TITLES.get(flag.kind, flag.kind)}: {plain(flag.detail)} — contradicts {where(flag)}: "
+            f"“{plain(flag.prior_sentence[:160])}”")
+
+
+def where(flag: Flag) -> str:
+    """Where the contradicted sentence is: a chapter, or the story bible for a pinned fact (issue 34)."""
+    return "a fact pinned in the story bible" if flag.prior_chapter == 0 else f"chapter {flag.prior_chapter}"
 
 
 def sentence_box(title: str, sentence: str) -> None:
@@ -72,7 +77,7 @@ def draft_conflicts(store: Store, work_id: int, text: str) -> None:
             for f in check.flags:
                 title = KIND_TITLES.get(f.kind, f.kind)
                 st.markdown(f"- **{title}** · {plain(f.entity)}: “{plain(f.sentence)}” — "
-                            f"contradicts chapter {f.prior_chapter}: “{plain(f.prior_sentence[:200])}”")
+                            f"contradicts {where(f)}: “{plain(f.prior_sentence[:200])}”")
         else:
             st.caption("Continuity: no conflict with what the story has established.")
         if check.established:

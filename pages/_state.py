@@ -106,11 +106,20 @@ READ_SCROLL_NONCE: Slot[int] = Slot("read_scroll_nonce", 0)
 READ_EDITING: Slot[bool] = Slot("read_editing", False)
 READ_EDIT_ERROR: Slot[str | None] = Slot("read_edit_error", None)
 READ_EDIT_SAVED: Slot[str | None] = Slot("read_edit_saved", None)
+# the reading companion (issue 33)
+READ_PLACE_SEEN: Slot[dict[int, Any]] = Slot("read_place_seen", {})      # work -> its welcome-back range, or None
+READ_RECAP: Slot[tuple[int, Any, Any] | None] = Slot("read_recap_result", None)  # (work, Recap, Prose or None)
+READ_RECAP_ERROR: Slot[str | None] = Slot("read_recap_error", None)
+READ_XRAY: Slot[bool] = Slot("read_xray", True)                          # the X-Ray beside the text
 
 
 def read_editor(work_id: int, index: int) -> tuple[Slot[str], Slot[tuple[int, str] | None]]:
     """The chapter editor's text (its text area) and the (revision, text) it started from, per work and chapter."""
     return Slot(f"read_edit_text_{work_id}_{index}", ""), Slot(f"read_edit_loaded_{work_id}_{index}", None)
+
+CONT_OPEN_READER: Slot[bool] = Slot("continuity_open_reader", False)     # Continuity's "Open in reader"
+CONT_NOTE: Slot[str | None] = Slot("continuity_note", None)              # a one-shot message (marked, unmarked)
+CONT_DRAFT: Slot[tuple[str, Any] | None] = Slot("continuity_draft", None)  # (draft's hash, DraftCheck) on Write
 
 ASKED: Slot[Asked | None] = Slot("ask_result", None)
 ASK_OPEN_READER: Slot[bool] = Slot("ask_open_reader", False)
@@ -120,6 +129,7 @@ ASK_READER_UNAVAILABLE: Slot[bool] = Slot("ask_reader_unavailable", False)
 KG_HIGHLIGHT: Slot[GraphHighlight | None] = Slot("kg_highlight", None)
 KG_AS_OF: Slot[int | None] = Slot("kg_as_of", None)                      # the chapter slider
 KG_SLIDER_END: Slot[tuple[int, int] | None] = Slot("kg_slider_end", None)  # (work, last chapter) it was put at
+KG_PLACED: Slot[tuple[int, int] | None] = Slot("kg_placed", None)        # (work, reader's place) it was put at
 KG_PLAY: Slot[bool] = Slot("kg_play", False)
 KG_STEP: Slot[bool] = Slot("kg_step", False)                              # Play's next frame is due
 KG_OPEN_NODE: Slot[str | None] = Slot("kg_open_node", None)               # clicked in the drawing or the list

@@ -8,11 +8,13 @@ from streamlit.errors import StreamlitPageNotFoundError
 from core.config import get_settings
 from core.llm import LLMError
 from core.qa import MODE_HELP, MODES, QAParams
-from core.qa.params import FACT_RANKINGS, PASSAGE_SEARCHES
+from core.qa.params import ANSWER_PATHS, FACT_RANKINGS, PASSAGE_SEARCHES
 from core.services import narco_service, qa_service
 from core.services.guarded_store import is_read_only
 from core.services.llm_service import resolve_llm_name
+from pages._ask_answer import PATH_LABELS, render_answer
 from pages._jobs import job_panel, start_job
+from pages._position import past_place_warning, place_caption
 from pages._shared import get_store, pick_work_with_chapters, plain, select_work
 from pages._state import (
     ASK_OPEN_GRAPH,
@@ -63,7 +65,8 @@ def reader_link(label: str, chapter: int) -> None:
 
 
 last = chapters[-1].index
-reading = min(READ_CHAPTER.get() or last, last)  # where the Read page left off
+place = place_caption(store, work_id)  # the reader's place is the default spoiler limit (issue 33)
+reading = min(place.chapter if place else (READ_CHAPTER.get() or last), last)
 with st.form("ask_form"):
     question = st.text_input("Question", key="ask_question", placeholder="e.g. Why does Scrooge fear the future?")
     left, middle, right = st.columns([2, 3, 1])
@@ -76,6 +79,10 @@ with st.form("ask_form"):
         budget = st.number_input("Prompt budget (tokens)", 50, 32_000, get_settings().prompt_budget_tokens,
                                  key="ask_budget")
         lam = st.slider("NARCO λ", 0.0, 1.0, 0.1, 0.05, key="ask_lambda")
+        answer_path = st.radio("Answer", ANSWER_PATHS, horizontal=True, key="ask_answer_path",
+                               format_func=PATH_LABELS.get,
+                               help="automatic: the book's own words with an embedded model, the model's answer "
+                                    "with a capable one (the chosen sentences lead its prompt).")
         left, right = st.columns(2)
         fact_ranking = left.radio("kg: facts chosen by", FACT_RANKINGS, horizontal=True, key="ask_fact_ranking",
                                   format_func={"levenshtein": "edit distance (paper)", "meaning": "meaning"}.get,
@@ -86,10 +93,11 @@ with st.form("ask_form"):
                              format_func={"hybrid": "words + meaning", "dense": "meaning", "bm25": "words"}.get,
                              help="hybrid: BM25 and MiniLM fused by reciprocal rank (the default).")
     asked = st.form_submit_button("Ask", type="primary", key="ask_submit")
+past_place_warning(store, work_id, int(upto), place, key="ask_move_place")  # looking past the place: said so
 
 if asked and question.strip():
     params = QAParams(mode=mode, upto=int(upto), budget_tokens=int(budget), narco_lambda=float(lam),
-                      fact_ranking=fact_ranking, passage_search=search)
+                      fact_ranking=fact_ranking, passage_search=search, answer=answer_path)
     with st.status("Reading…", expanded=False) as status:
         try:
             if mode in ("rag", "narco", "graph") and qa_service.needs_vectors(store, work_id):
@@ -110,27 +118,7 @@ if asked and question.strip():
 answered = ASKED.get()
 if answered and answered.work_id == work_id:
     result = answered.result.as_dict()  # the answer's view: what the tables below show
-    st.subheader("Answer", anchor=False)
-    if result["answer"] is None:
-        st.info("Prompt only: no model was asked. The prompt is in the inspector below.")
-    else:
-        st.markdown(plain(result["answer"]) or "*(the model gave no answer)*")
-        support = result.get("support") or {}  # each answer sentence checked against the cited passages
-        for s in support.get("sentences", []):
-            if s["supported"] is False:
-                missing = f" (not in them: {', '.join(s['unmatched'])})" if s["unmatched"] else ""
-                st.caption(f":material/warning: **Not supported by the cited passages:** {plain(s['text'])}"
-                           + plain(missing))
-        for note in support.get("notes", []):
-            st.caption(plain(note))
-        if support.get("sentences"):
-            st.caption("Support is word and meaning overlap with the cited passages: it catches an answer unrelated "
-                       "to its sources, not a wrong detail in an on-topic sentence.")
-        if support.get("best") is not None:
-            best = support["sentences"][support["best"]]
-            where = f" (chapter {best['chapter']}, passage {best['chunk'] + 1})" if "chapter" in best else ""
-            st.caption(f"Best-matching source sentence{where}:")
-            st.markdown("> " + plain(best["source"]))
+    render_answer(result)
     for note in result["notes"]:
         st.caption(plain(note))
     st.markdown(f"**Sources** (up to chapter {result['upto']})")

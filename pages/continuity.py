@@ -98,9 +98,12 @@ for n, view in enumerate(views):
         st.caption(plain(flag.detail))
         earlier, later = st.columns(2)
         with earlier:
-            sentence_box(f"Earlier, chapter {flag.prior_chapter}", flag.prior_sentence)
-            st.button("Open in reader", key=f"continuity_prior_{n}", icon=":material/menu_book:",
-                      on_click=open_in_reader, args=(flag.prior_chapter, flag.prior_start, flag.prior_end))
+            pinned = flag.prior_chapter == 0   # a fact pinned in the story bible (issue 34): canon, in no chapter
+            sentence_box("Pinned in the story bible" if pinned else f"Earlier, chapter {flag.prior_chapter}",
+                         flag.prior_sentence)
+            if not pinned:
+                st.button("Open in reader", key=f"continuity_prior_{n}", icon=":material/menu_book:",
+                          on_click=open_in_reader, args=(flag.prior_chapter, flag.prior_start, flag.prior_end))
         with later:
             sentence_box(f"Here, chapter {flag.chapter}", flag.sentence)
             st.button("Open in reader", key=f"continuity_new_{n}", icon=":material/menu_book:",

@@ -13,6 +13,7 @@ from core.services import kg_views
 from pages._graph_component import graph_view
 from pages._graph_sections import build_section, details_section, timeline_section
 from pages._jobs import job_panel
+from pages._position import past_place_warning, place_caption
 from pages._shared import get_store, work_picker
 from pages._state import (
     KG_AS_OF,
@@ -21,6 +22,7 @@ from pages._state import (
     KG_HIGHLIGHT,
     KG_ISOLATED,
     KG_OPEN_NODE,
+    KG_PLACED,
     KG_PLAY,
     KG_SLIDER_END,
     KG_STEP,
@@ -54,6 +56,10 @@ if ended != (work_id, last):
     if ended is None or ended[0] != work_id or (KG_AS_OF.get() or last) >= ended[1]:
         KG_AS_OF.set(last)
     KG_SLIDER_END.set((work_id, last))
+place = place_caption(store, work_id)  # the slider starts at the reader's place when it is set or moved (issue 33)
+if place is not None and KG_PLACED.get() != (work_id, place.chapter):
+    KG_AS_OF.set(min(place.chapter, last))
+    KG_PLACED.set((work_id, place.chapter))
 if KG_STEP.pop() and KG_PLAY.get():  # Play's next frame: move the slider before it exists
     KG_AS_OF.set(min((KG_AS_OF.get() or 1) + 1, last))
 if KG_PLAY.get() and (KG_AS_OF.get() or last) >= last:
@@ -83,6 +89,7 @@ if last > 1:  # a one-chapter work has nothing to step through
                           help="Nothing from later chapters is shown.")
     top[1].button("⏸ Pause" if KG_PLAY.get() else "▶ Play", key="kg_play_button",
                   on_click=toggle_play)
+    past_place_warning(store, work_id, as_of, place, key="kg_move_place")
 
 MODE_LABELS = {"characters": "Characters", "all": "All entities", "ego": "Around one entity"}
 mode = st.radio("View", kg_views.MODES, format_func=MODE_LABELS.get, horizontal=True, key="kg_mode",

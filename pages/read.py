@@ -6,9 +6,13 @@ import json
 
 import streamlit as st
 
+from core.services.companion_service import advance
+from core.services.continuity_service import list_flags
 from core.services.guarded_store import is_read_only
 from core.services.library import edit_chapter
 from core.store import NotFound, StaleRevision
+from pages._continuity_view import flag_note, flags_by_paragraph
+from pages._reader import opening_chapter, place_bar, recap_section, xray_panel
 from pages._shared import get_store, keep_in_url, plain, plain_with_italics, select_work, url_link, work_picker
 from pages._state import (
     READ_CHAPTER,
@@ -74,6 +78,9 @@ if not chapters:
     st.stop()
 
 indices = [c.index for c in chapters]
+# the first time this session shows the work, it opens at the reader's place (unless a link or a citation led here)
+if (opened := opening_chapter(store, work_id, linked is not None or READ_HIGHLIGHT.get() is not None)) in indices:
+    READ_CHAPTER.set(opened)
 titles = {c.index: f"{c.index}. {c.title} ({c.word_count:,} words)" for c in chapters}
 wanted = READ_CHAPTER.get() or indices[0]
 index = st.selectbox("Chapter", indices, index=indices.index(wanted) if wanted in indices else 0,
@@ -85,6 +92,8 @@ if READ_SCROLL_TOP.pop():  # "Next →" or "← Previous": the new chapter from 
     scroll_page()
 st.subheader(plain(chapter.title), anchor=False)
 st.caption(f"{chapter.word_count:,} words · {chapter.source.value} · revision {chapter.revision}")
+place_bar(store, work_id, index, sum(1 for c in store.list_chunks(work_id, index) if c.chapter_index == index))
+recap_section(store, work_id, indices[-1])
 if index > 1 and st.button("Recap", key="read_recap", icon=":material/history:",
                            help="The earlier passages this chapter builds on (from NARCO edges), with its questions"):
     from core.services.narco_service import recap
@@ -153,14 +162,24 @@ if not is_read_only(store, work_id) and st.toggle("Edit chapter", key=READ_EDITI
                       args=(text, started), help="Discard your changes in the editor")
 else:
     highlight = READ_HIGHLIGHT.pop()
-    for paragraph in chapter.text.split("\n\n"):
-        shown = plain_with_italics(" ".join(paragraph.split()))
-        if highlight and highlight in paragraph:
-            st.container(key="read_highlight").info(shown)
-            scroll_page(".st-key-read_highlight")  # "Show in reader": the passage, not the chapter's start
-            highlight = None
-        elif shown:
-            st.markdown(shown)
+    # continuity (issue 32): paragraphs holding a flagged sentence are marked, with what they contradict
+    flagged = flags_by_paragraph(chapter.text, [v.flag for v in list_flags(store, work_id, index)])
+    text_column, xray_column = st.columns([3, 2], gap="large")
+    with xray_column:  # the X-Ray beside the text (issue 33), as of the reader's place
+        xray_panel(store, work_id, index)
+    with text_column:
+        for k, paragraph in enumerate(chapter.text.split("\n\n")):
+            shown = plain_with_italics(" ".join(paragraph.split()))
+            if k in flagged:
+                shown += "".join(f"\n\n:orange[{flag_note(f)}]" for f in flagged[k])
+            if highlight and highlight in paragraph:
+                st.container(key="read_highlight").info(shown)
+                scroll_page(".st-key-read_highlight")  # "Show in reader": the passage, not the chapter's start
+                highlight = None
+            elif k in flagged:
+                st.container(key=f"read_flagged_{k}", border=True).markdown(shown)
+            elif shown:
+                st.markdown(shown)
 
 prev_col, _, next_col = st.columns([1, 4, 1])
 position = indices.index(index)
@@ -170,5 +189,6 @@ if prev_col.button("← Previous", disabled=position == 0, key="prev_chapter"):
     st.rerun()
 if next_col.button("Next →", disabled=position == len(indices) - 1, key="next_chapter"):
     READ_CHAPTER.set(indices[position + 1])
+    advance(store, work_id, indices[position + 1])  # reading on moves the reader's place (never back)
     READ_SCROLL_TOP.set(True)
     st.rerun()

@@ -12,8 +12,11 @@ from core.domain import (Chapter, ChapterInfo, ChapterSource, Chunk, Job, JobSta
                          count_words)
 from core.store import NotFound, StaleRevision, Store
 from storage.db import make_engine, migrate, session_factory
+from storage.continuity_repository import ContinuityRepository
+from storage.desk_repository import DeskRepository
 from storage.kg_repository import KgRepository
 from storage.narco_repository import NarcoRepository
+from storage.position_repository import PositionRepository
 from storage.share_repository import ShareRepository
 from storage.summary_repository import SummaryRepository
 from storage.task_repository import TaskRepository
@@ -37,7 +40,8 @@ def _job(row: JobRow) -> Job:
                total=row.total, state=dict(row.state or {}), error=row.error)
 
 
-class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository, ShareRepository):
+class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository, ShareRepository,
+               ContinuityRepository, PositionRepository, DeskRepository):
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions: sessionmaker[Session] = session_factory(engine)

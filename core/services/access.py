@@ -103,6 +103,10 @@ READS = frozenset({
     "kg_extracted_chapters", "kg_chapter_stats", "kg_name_counts", "kg_name_edges", "kg_aliases", "kg_triples",
     "kg_entities", "kg_decisions", "kg_state", "narco_edges", "narco_built", "chunk_vectors", "qa_signature",
     "summary_history", "get_task", "work_sharing",
+    "states_chapters", "states_list", "flags_list", "intended_keys",   # continuity (issue 32)
+    # a reader's own place in a work (issue 33): the guarded store stamps the signed-in user on both
+    "position_get", "position_set",
+    "plan_get", "plans_list", "bible_list",   # the writer's desk (issue 34)
     # caches a reader's own reading fills: per-revision analyses (Retention), LLM usage of their questions
     "put_analysis", "record_llm_usage",
 })
@@ -110,6 +114,8 @@ CHANGES = frozenset({
     "rename_work", "update_work_settings", "delete_work", "add_chapter", "update_chapter", "open_job", "update_job",
     "kg_replace_chapter", "kg_save_entities", "kg_add_decision", "kg_set_state", "narco_replace_edges",
     "summary_add", "claim_task", "beat_task", "finish_task", "request_stop", "share_work", "unshare_work",
+    "states_replace_chapter", "flags_replace", "intended_add", "intended_remove",   # continuity (issue 32)
+    "plan_put", "plan_delete", "bible_add", "bible_update", "bible_delete",   # the writer's desk (issue 34)
 })
 # Not about one work: the guard narrows or stamps them (works listed, owner of a new work) or lets them through
 # (embedding caches keyed by text, the app's metadata, which only the admin may change).

@@ -87,6 +87,19 @@ def _counts(store: Store, work_id: int) -> dict[str, int]:
     return dict(totals)
 
 
+def pinned_states(store: Store, work_id: int) -> list[State]:
+    """The states of the facts the writer pinned in the story bible (issue 34): canon, established before chapter 1
+    (chapter 0), parsed when they were pinned (core.services.bible_service)."""
+    fields = State.__dataclass_fields__
+    return [State(**{k: v for k, v in s.items() if k in fields} | {"chapter": 0})
+            for e in store.bible_list(work_id) if e.kind == "pin" for s in e.states]
+
+
+def _states(store: Store, work_id: int) -> list[State]:
+    """What the checks read: the pinned facts, then every chapter's stored states."""
+    return [*pinned_states(store, work_id), *store.states_list(work_id)]
+
+
 # ---- checks ------------------------------------------------------------------------------------------------------
 
 def check_work(store: Store, work_id: int, chapters: Iterable[int] | None = None) -> CheckReport:
@@ -94,7 +107,7 @@ def check_work(store: Store, work_id: int, chapters: Iterable[int] | None = None
     started = time.perf_counter()
     indices = [c.index for c in store.list_chapters(work_id)]
     scope = indices if chapters is None else sorted(set(chapters) & set(indices))
-    states = store.states_list(work_id)
+    states = _states(store, work_id)
     flags = check(states, Entities.of(store.kg_entities(work_id)), counts=_counts(store, work_id), chapters=scope)
     store.flags_replace(work_id, scope, flags)
     return CheckReport(len(flags), scope, round(time.perf_counter() - started, 3))
@@ -109,7 +122,7 @@ def recheck_chapter(store: Store, work_id: int, chapter_index: int, before: Sequ
     appear (a new death in chapter 5 flags chapter 9's acts; a removed one clears them). `before`: the chapter's
     states before the re-read. Chapters the change cannot touch keep their flags."""
     started = time.perf_counter()
-    states = store.states_list(work_id)
+    states = _states(store, work_id)
     entities = Entities.of(store.kg_entities(work_id))
     after = [s for s in states if s.chapter == chapter_index]
     changed = _fingerprint(before) ^ _fingerprint(after)
@@ -175,7 +188,7 @@ def check_draft(store: Store, work_id: int, text: str, *, chapter: int | None = 
     if len(words) > DRAFT_MAX_WORDS:
         raise ValueError(f"The draft has {len(words):,} words; the check reads at most {DRAFT_MAX_WORDS:,}.")
     index = chapter or len(store.list_chapters(work_id)) + 1
-    stored = [s for s in store.states_list(work_id) if s.chapter < index]
+    stored = [s for s in _states(store, work_id) if s.chapter < index]
     (extraction,) = list(OfflineExtractor(nlp=nlp).extract([ChapterText(index, chunk_text(text))]))
     draft = locate(index, text, extraction.states)
     entities = Entities.of(store.kg_entities(work_id))
@@ -203,6 +216,14 @@ def states_by_name(store: Store, work_id: int, as_of: int | None = None) -> dict
         if key in lines:
             out[name] = [line.as_dict() for line in lines[key]]
     return out
+
+
+def states_by_label(store: Store, work_id: int) -> dict[str, list[str]]:
+    """Each entity's established states as lines ("Spitz is dead (since chapter 3)"), by label (the bible's cards)."""
+    entities = Entities.of(store.kg_entities(work_id))
+    lines = established(store.states_list(work_id), entities)
+    return {entities.label[key]: [f"{line.text} (since chapter {line.chapter})" for line in group]
+            for key, group in lines.items()}
 
 
 def prompt_states(store: Store, work_id: int, names: Iterable[str], as_of: int | None = None) -> str:

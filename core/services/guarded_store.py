@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, cast
 
+from core.companion.store import ReadingPosition
 from core.domain import Job, NewChapter, Work, WorkKind, WorkSharing
 from core.services import access
 from core.services.access import Access, ReadOnly
@@ -114,6 +115,17 @@ class GuardedStore:
         if job_id is not None:
             self.get_job(job_id)
         return self._inner.llm_usage(work_id, job_id)
+
+    def position_get(self, work_id: int, user: str | None = None) -> ReadingPosition | None:
+        """The signed-in user's own place in a work (`user` is ignored: one never reads another's place)."""
+        self.require(work_id, Access.READ)
+        return self._inner.position_get(work_id, self.user)
+
+    def position_set(self, work_id: int, chapter: int, passage: int, user: str | None = None,
+                     **when: Any) -> ReadingPosition:
+        """Move the signed-in user's own place (a reader of a shared work has one too: reading changes nothing)."""
+        self.require(work_id, Access.READ)
+        return self._inner.position_set(work_id, chapter, passage, self.user, **when)
 
     def set_meta(self, key: str, value: str) -> None:
         if not self.is_admin:

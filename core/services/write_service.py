@@ -25,15 +25,18 @@ from core.kg.types import INTERACTION_RELATIONS
 from core.llm import LLM, Completion, LLMError, MeteredLLM, TextStream, check_llm_name
 from core.llm.pricing import CostEstimate
 from core.services import continuity_service
+from core.services.desk_context import desk_context
 from core.services.kg_query import facts_for_retrieval
 from core.services.kg_service import update_chapter_graph
 from core.services.library import create_story
+from core.services.plan_service import plan_agent, plan_quietly
 from core.services.qa_corpus import embed_cached
 from core.store import Store
 from core.textguard import check_text
 from core.write import loop
 from core.write.context import GraphEdge, GraphNode, StoryGraph, kg_block
-from core.write.export import ExportChapter, safe_filename, to_epub, to_markdown
+from core.write.export import ExportChapter
+from core.write.formats import render
 from core.write.kid import KidCompletion, KidStream, Step, boosted_records
 from core.write.kid.overlay import overlay_html, token_dicts
 from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
@@ -177,7 +180,8 @@ def story_graph(store: Store, work_id: int, upto_chapter: int | None = None) -> 
 
 
 def chapter_messages(store: Store, work_id: int, n: int, llm: LLM) -> list[dict[str, str]]:
-    """The writer's messages for chapter n: the last chapters and (for a KG story) the context block."""
+    """The writer's messages for chapter n: the last chapters, (for a KG story) the context block, and the chapter's
+    plan and canon from the writer's desk (issue 34)."""
     params = story_params(store, work_id)
     prior = [PriorChapter(c.index, c.title, store.get_chapter(work_id, c.index).text)
              for c in store.list_chapters(work_id) if n - 3 <= c.index < n]
@@ -185,7 +189,8 @@ def chapter_messages(store: Store, work_id: int, n: int, llm: LLM) -> list[dict[
     if params.use_kg and n > 1:   # continuity (issue 32): who is dead, who is whose sister, among those in play
         in_play = {c.name for c in store.kg_name_counts(work_id, n - 1) if c.chapter_index >= n - 2}
         block = "\n\n".join(p for p in (block, continuity_service.prompt_states(store, work_id, in_play, n - 1)) if p)
-    return writer_messages(params, n, prior, block, llm.count_tokens, llm.context_window)
+    desk = desk_context(store, work_id, n, llm.count_tokens, llm.context_window, params.premise).block
+    return writer_messages(params, n, prior, block, llm.count_tokens, llm.context_window, desk)
 
 
 def _next_index(store: Store, work_id: int) -> int:
@@ -199,6 +204,8 @@ def draft_chapter(store: Store, work_id: int, llm: LLM, *, decode: DecodeParams 
     if story_state(store, work_id).finished:
         raise WriteError("This story is finished: its last chapter was marked final.")
     n = _next_index(store, work_id)
+    if params.plan and store.plan_get(work_id, n) is None:   # chapter 1, or a plan deleted: outline it first
+        plan_quietly(store, work_id, llm, n)
     messages = chapter_messages(store, work_id, n, llm)
     options = replace(decode or params.decode, max_tokens=min((decode or params.decode).max_tokens,
                                                               params.chapter_tokens())).options()
@@ -233,7 +240,8 @@ def accept_chapter(store: Store, work_id: int, text: str, *, final: bool = False
     text = text.strip()
     if not text:
         raise WriteError("The chapter is empty.")
-    agents = loop.Agents(write=_no_writer, accept=_no_writer, graph=_graph_agent(store, work_id, params, llm))
+    agents = loop.Agents(write=_no_writer, accept=_no_writer, graph=_graph_agent(store, work_id, params, llm),
+                         plan=plan_agent(store, work_id, params, llm))
     save = lambda s: _save_state(store, work_id, s)  # noqa: E731
     state = story_state(store, work_id)
     if state.phase in (loop.Phase.GRAPH, loop.Phase.PLAN):   # finish a turn that was cut off before adding more
@@ -272,7 +280,8 @@ def next_chapter(store: Store, work_id: int, llm: LLM, *, decode: DecodeParams |
         return store.add_chapter(work_id, NewChapter(f"Chapter {n}", text, chunk_text(text),
                                                      ChapterSource.GENERATED)).index
 
-    agents = loop.Agents(write, accept, _graph_agent(store, work_id, params, llm))
+    agents = loop.Agents(write, accept, _graph_agent(store, work_id, params, llm),
+                         plan_agent(store, work_id, params, llm))
     state = loop.run(state, agents, params.max_chapters, chapters=1, on_step=lambda s: _save_state(store, work_id, s))
     draft = drafts[-1] if drafts else None
     return {"work_id": work_id, "chapter": state.next_chapter if state.phase is loop.Phase.DONE
@@ -406,17 +415,15 @@ def save_continuation(store: Store, work_id: int, chapter: int, kept: str, conti
 # ---- export ------------------------------------------------------------------------------------------------------
 
 def export_story(store: Store, work_id: int, fmt: str = "md") -> tuple[bytes, str, str]:
-    """(payload, file name, MIME type) of the whole work as Markdown ("md") or EPUB ("epub")."""
+    """(payload, file name, MIME type) of the whole work as Markdown ("md"), EPUB ("epub") or Word ("docx")."""
     work = store.get_work(work_id)
     chapters = [ExportChapter(c.index, c.title, store.get_chapter(work_id, c.index).text)
                 for c in store.list_chapters(work_id)]
-    if fmt == "md":
-        text = to_markdown(work.title, chapters, work.settings.get("premise", ""), work.settings.get("arc", ""))
-        return text.encode("utf-8"), safe_filename(work.title, "md"), "text/markdown"
-    if fmt == "epub":
-        return (to_epub(work.title, chapters, work.author or "Fabula", f"fabula-work-{work_id}"),
-                safe_filename(work.title, "epub"), "application/epub+zip")
-    raise WriteError(f"Unknown export format '{fmt}'; choose md or epub.")
+    try:
+        return render(fmt, work.title, chapters, author=work.author, premise=work.settings.get("premise", ""),
+                      arc=work.settings.get("arc", ""), identifier=f"fabula-work-{work_id}")
+    except ValueError as exc:
+        raise WriteError(str(exc)) from exc
 
 
 PROMPT_OVERHEAD_TOKENS = 600   # the writer's instructions, premise, arc and plan around the chapters it is shown

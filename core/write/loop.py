@@ -7,7 +7,7 @@
 WRITE: the writer drafts chapter n and it is stored (`agents.accept`) -> GRAPH (remembering the final flag).
 GRAPH: the grapher extracts chapter n into the story's graph (skipped for a no-KG story) -> PLAN.
 PLAN: the planner advances to n + 1 and resets the flags, or ends the story when the writer said the chapter was
-final or the chapter limit is reached -> WRITE or DONE.
+final or the chapter limit is reached -> WRITE or DONE. With a plan agent (issue 34) it also outlines chapter n + 1.
 A state saved after any step names exactly the work left, so a killed run resumes without redoing a stored chapter.
 """
 from __future__ import annotations
@@ -53,6 +53,7 @@ class Agents:
     write: Callable[[int], ChapterDraft]
     accept: Callable[[ChapterDraft], int]
     graph: Callable[[int], object] | None = None  # its result (a build report) is not used
+    plan: Callable[[int], object] | None = None   # outlines chapter n before it is written (issue 34); optional
 
 
 def plan(state: StoryState, max_chapters: int) -> StoryState:
@@ -74,7 +75,10 @@ def step(state: StoryState, agents: Agents, max_chapters: int) -> StoryState:
             agents.graph(state.next_chapter)
         return replace(state, phase=Phase.PLAN)
     if state.phase is Phase.PLAN:
-        return plan(state, max_chapters)
+        planned = plan(state, max_chapters)
+        if planned.phase is Phase.WRITE and agents.plan is not None:
+            agents.plan(planned.next_chapter)   # the next chapter's outline, before the state says WRITE
+        return planned
     return state
 
 

@@ -48,6 +48,7 @@ class WriteParams:
                                          # the grapher with a remote model, offline with an embedded one
     llm: str | None = None               # PROVIDER:MODEL for writing; None = the "writing" role's model
     decode: DecodeParams = field(default_factory=DecodeParams)
+    plan: bool = False                   # the planner outlines each chapter before it is written (issue 34)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "premise", resolve_premise(self.premise))   # "5" -> premise 5 of the paper

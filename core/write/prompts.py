@@ -16,7 +16,7 @@ narrative archetype.
 Archetype description:
 {arc_description}
 
-Starting premise: {premise}
+Starting premise: {premise}{desk}
 
 Write an engaging first chapter ({min_words}--{max_words} words) that:
 
@@ -42,7 +42,7 @@ This is chapter {n}.{limit}
 
 Story so far (last few chapters):
 {story_so_far}
-{kg_context}
+{kg_context}{desk}
 Your task:
 
 1. Write the next chapter ({min_words}--{max_words} words) that continues from where the previous chapter left off
@@ -68,6 +68,11 @@ CONSISTENCY_KG = ("Review the KNOWLEDGE GRAPH above to maintain consistency with
 CONSISTENCY_PLAIN = "Maintain consistency with established characters, locations, and relationships"
 LAST_CHAPTER_NOTE = " It is the last chapter the story may have: bring it to its conclusion."
 WRITER_NEXT_USER = "Write Chapter {n} and decide if the story should continue."
+
+# The writer's desk (issue 34): the chapter's plan and the canon go after the premise (chapter 1) or after the graph
+# block; "" when there is neither, so the prompts above read exactly as the paper's.
+DESK_FIRST = "\n\n{block}"
+DESK_NEXT = "\n{block}\n"
 
 # The structured follow-up for a reply without a readable marker: one word back, parsed leniently.
 FINAL_FOLLOWUP = """Here is the chapter just written for a story following the '{arc}' archetype:

@@ -20,7 +20,7 @@ from core.write.params import WriteParams
 from core.write.premises import ARCS
 from core.write.prompts import (CONSISTENCY_KG, CONSISTENCY_PLAIN, FINAL_FOLLOWUP, FINAL_MARKER, FOLLOWUP_TOKENS,
                                 LAST_CHAPTER_NOTE, MARKER_INSTRUCTION, WRITER_FIRST_SYSTEM, WRITER_FIRST_USER,
-                                WRITER_NEXT_SYSTEM, WRITER_NEXT_USER)
+                                WRITER_NEXT_SYSTEM, WRITER_NEXT_USER, DESK_FIRST, DESK_NEXT)
 
 _MARKER = re.compile(r"^\W*" + re.escape(FINAL_MARKER.rstrip(":")) + r"\W*:?\W*(FINAL|CONTINUE|TRUE|FALSE)\b.*$",
                      re.IGNORECASE | re.MULTILINE)
@@ -62,14 +62,17 @@ def story_so_far(chapters: Sequence[PriorChapter], budget_tokens: int, count: An
 
 
 def writer_messages(params: WriteParams, n: int, prior: Sequence[PriorChapter], kg_context: str,
-                    count: Any, context_window: int) -> list[dict[str, str]]:
-    """System + user messages for chapter `n` (A.1.1 for chapter 1, A.1.2 after), fitted to the context window."""
+                    count: Any, context_window: int, desk: str = "") -> list[dict[str, str]]:
+    """System + user messages for chapter `n` (A.1.1 for chapter 1, A.1.2 after), fitted to the context window.
+    `desk`: the chapter's plan and canon (core.services.desk_context), which the story so far makes room for."""
     common = {"arc": params.arc, "arc_description": ARCS.get(params.arc, params.arc), "min_words": params.min_words,
               "max_words": params.max_words, "marker": MARKER_INSTRUCTION, "final_marker": FINAL_MARKER}
     if n == 1:
+        common["desk"] = DESK_FIRST.format(block=desk) if desk else ""
         system = WRITER_FIRST_SYSTEM.format(premise=params.premise, **common)
         return [{"role": "system", "content": system}, {"role": "user", "content": WRITER_FIRST_USER}]
     kg = f"\n{kg_context}\n" if kg_context else ""
+    common["desk"] = DESK_NEXT.format(block=desk) if desk else ""
     fields = dict(common, n=n, kg_context=kg, consistency=CONSISTENCY_KG if kg_context else CONSISTENCY_PLAIN,
                   limit=LAST_CHAPTER_NOTE if n >= params.max_chapters else "")
     user = WRITER_NEXT_USER.format(n=n)

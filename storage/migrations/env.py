@@ -5,8 +5,11 @@ from alembic import context
 from sqlalchemy import create_engine
 
 from storage.models import Base
+import storage.models_continuity  # noqa: F401
+import storage.models_desk  # noqa: F401
 import storage.models_kg  # noqa: F401
 import storage.models_narco  # noqa: F401
+import storage.models_position  # noqa: F401
 import storage.models_summary  # noqa: F401
 import storage.models_tasks  # noqa: F401
 

@@ -1,0 +1,54 @@
+"""The companion's pure parts (issue 33): the recap's choice across chapters (story order, the length, each sentence
+from its own chapter, a long range covered rather than its busiest chapter) and the X-Ray's refusal of a graph that
+is not taken as of the reader's place."""
+from __future__ import annotations
+
+import pytest
+
+from core.companion.recap import _choose, recap
+from core.companion.xray import xray
+from core.kg.graph import GraphData, graph_as_of
+
+CHAPTERS = [
+    (1, "The miller lived by the river with his three daughters. The eldest daughter sang at the mill every morning. "
+        "The river rose in the spring and flooded the lower fields of the valley. The miller feared the flood."),
+    (2, "A stranger came to the mill on a grey horse one evening. The stranger asked the miller for bread and a bed. "
+        "The youngest daughter gave the stranger her own supper and a warm blanket."),
+    (3, "In the night the mill wheel broke under the weight of the water. The stranger mended the wheel before dawn "
+        "with his own hands. The miller thanked the stranger and offered him the eldest daughter in marriage."),
+]
+
+
+def test_the_recap_keeps_story_order_and_the_length_and_cites_each_sentence() -> None:
+    told = recap(CHAPTERS, None, 40)
+    assert told.words <= 40 and told.sentences
+    assert [(s.chapter, s.index) for s in told.sentences] == sorted((s.chapter, s.index) for s in told.sentences)
+    texts = dict(CHAPTERS)
+    assert all(s.text in texts[s.chapter] for s in told.sentences)
+    assert not told.used_graph and "salience alone" in told.notes[0]
+
+
+def test_a_chapter_counts_less_for_each_sentence_taken_from_it() -> None:
+    count = iter(range(100))
+    def sentence() -> str:  # five words, none shared with another sentence
+        return " ".join("wor" + "".join(chr(97 + int(d)) for d in f"{next(count):02d}") for _ in range(5)) + "."
+    pool = [(1, i, sentence(), 1.0 - 0.05 * i, ()) for i in range(4)]      # one busy chapter, all strong
+    pool += [(k, i, sentence(), 0.6 - 0.1 * i, ()) for k in (2, 3) for i in range(2)]
+    flat = [p[0] for p in _choose(pool, 30, decay=1.0)]
+    spread = [p[0] for p in _choose(pool, 30, decay=0.3)]
+    assert flat.count(1) == 4 and set(spread) == {1, 2, 3} and spread.count(1) < 4
+    assert spread == sorted(spread)                                         # story order
+
+
+def test_bad_requests_are_refused() -> None:
+    with pytest.raises(ValueError):
+        recap([], None, 100)
+    with pytest.raises(ValueError):
+        recap(CHAPTERS, None, 2)
+
+
+def test_the_xray_refuses_a_graph_not_taken_as_of_the_place() -> None:
+    data = GraphData([], [], {}, 3)
+    with pytest.raises(ValueError):
+        xray(data, graph_as_of(data, 3), 1, 2, lambda _: [])          # a later graph would leak
+    assert xray(data, graph_as_of(data, 2), 1, 2, lambda _: []) == []
