@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.kg.coref_dialogue import DialogueMixin
@@ -42,6 +41,7 @@ from core.kg.coref_evidence import EvidenceMixin
 from core.kg.coref_narration import NarrationMixin
 from core.kg.coref_pronouns import PronounMixin
 from core.kg.coref_turns import TurnsMixin
+from core.kg.coref_types import ChapterCoref, NamedSpan
 from core.kg.coref_words import is_place_name, prior_gender
 from core.kg.quotes import Quote, quote_levels
 
@@ -52,29 +52,6 @@ __all__ = ["ChapterCoref", "MAX_NAMES_PER_SENTENCE", "NamedSpan", "is_place_name
            "quote_levels", "resolve_chapter"]
 
 MAX_NAMES_PER_SENTENCE = 6
-
-
-@dataclass(frozen=True)
-class NamedSpan:
-    """A name mention in one doc: tokens [start, end)."""
-
-    start: int
-    end: int
-    name: str
-
-
-@dataclass
-class ChapterCoref:
-    """What the chapter's pronouns and quotations resolve to, and the typing evidence gathered on the way."""
-
-    refs: list[dict[int, str]]                                       # per doc: token index -> name
-    quotes: list[Quote] = field(default_factory=list)
-    gender: dict[str, str] = field(default_factory=dict)
-    narrator: str | None = None                                      # who "I" is in the narration, if clear
-    character_evidence: Counter[str] = field(default_factory=Counter)
-    place_evidence: Counter[str] = field(default_factory=Counter)
-    thing_evidence: Counter[str] = field(default_factory=Counter)   # a maker's name: "a Colt's revolver"
-    stats: Counter[str] = field(default_factory=Counter)
 
 
 # ---- the resolver -----------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ DETERMINERS = frozenset({"a", "an", "the", "his", "her", "their", "my", "your", 
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Doc
 
-    from core.kg.coref import NamedSpan
+    from core.kg.coref_types import NamedSpan
     from core.kg.coref_state import ChapterState
 
 

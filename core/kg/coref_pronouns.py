@@ -2,10 +2,10 @@
 salience, binding, the chain of the last pronoun), and "I"/"you" of letters and of the narrator in narration."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.kg.coref_dialogue import _is_speech_verb
+from core.kg.coref_types import _Entry
 from core.kg.coref_words import (FEMALE, FEMALE_NOUNS, FIRST_PERSON, MALE, MALE_NOUNS, POSSESSIVE, REFLEXIVE,
                                  SECOND_PERSON, SUBJECT_DEPS, THIRD_PERSON, UNNAMED)
 
@@ -19,15 +19,6 @@ MARGIN = 0.75         # the best candidate must lead the next by this much
 DISTANCE = 0.8        # score lost per sentence back (a subject gains 1.0)
 
 
-@dataclass
-class _Entry:
-    sentence: int
-    name: str          # UNNAMED for a common-noun person
-    subject: bool
-    doc: int
-    verb: int          # token index of the governing verb in its doc (binding)
-    quote: int         # first-level quotation id (-1 narration)
-    gender: str | None = None
 
 
 def _role(tok: Token) -> tuple[bool, int]:

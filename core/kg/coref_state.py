@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Doc, Token
 
-    from core.kg.coref import ChapterCoref, NamedSpan
-    from core.kg.coref_pronouns import _Entry
+    from core.kg.coref_types import ChapterCoref, NamedSpan, _Entry
     from core.kg.quotes import Quote
 
 

@@ -33,13 +33,21 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from core.kg.names import parse_name, surname
 from core.kg.given_names import formal_forms, given_name_gender, is_given_name
 
-if TYPE_CHECKING:  # pragma: no cover
-    from core.kg.resolve import MergeGuards
+
+@dataclass(frozen=True)
+class MergeGuards:
+    """When two names may not be merged (the resolver's guards, core.kg.resolve); here, beside the proposals that read
+    them, so neither module needs the other's."""
+    max_degree: int = 3        # KGScore: no merge when both nodes have more edges than this
+    dominance: float = 5.0     # a bare name joins the likeliest of several candidates only with this margin
+    stale_gap: int = 10        # a much-used bare name does not take a surname that first appears this much later
+    stale_mentions: int = 20   # ... "much-used": this many mentions before
+
 
 PLACE_WORDS = frozenset({"house", "park", "hall", "lodge", "manor", "court", "castle", "abbey", "place", "street",
                          "square", "lane", "road", "farm", "cottage", "grange", "parsonage", "rectory", "woods"})

@@ -24,8 +24,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.kg.coref import is_place_name
-from core.kg.evidence import PLACE_SUFFIXES, Proposal, propose_links
+from core.kg.coref_words import is_place_name
+from core.kg.evidence import PLACE_SUFFIXES, MergeGuards, Proposal, propose_links
 from core.kg.names import parse_name, surname
 from core.kg.given_names import formal_forms, is_given_name, same_given_name
 from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, NameCount
@@ -33,14 +33,6 @@ from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, NameCoun
 TYPE_PRIORITY = {t: i for i, t in enumerate(NODE_TYPES)}
 FORM_KINDS = frozenset({"spelling", "plural", "short"})   # core.kg.evidence._form_links
 APPOSITION_OR = "apposition-or"   # "Elizabeth, or Beth,": an alias between people only (core.kg.offline.alias_links)
-
-
-@dataclass(frozen=True)
-class MergeGuards:
-    max_degree: int = 3        # KGScore: no merge when both nodes have more edges than this
-    dominance: float = 5.0     # a bare name joins the likeliest of several candidates only with this margin
-    stale_gap: int = 10        # a much-used bare name does not take a surname that first appears this much later
-    stale_mentions: int = 20   # ... "much-used": this many mentions before
 
 
 @dataclass
