@@ -35,3 +35,89 @@ def test_pages_do_not_touch_sql_directly() -> None:
     offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"sqlalchemy", "alembic"})
                  for p in (ROOT / "pages").rglob("*.py")}
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+PRODUCT = ("core", "storage", "pages", "cli_commands")
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Product module -> the product modules it imports: every import statement, at the top, inside a function or
+    under TYPE_CHECKING (a circle through any of them still ties the modules together), relative ones resolved."""
+    files = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+             for top in PRODUCT for p in (ROOT / top).rglob("*.py")}
+
+    def owner(name: str) -> str | None:   # the longest prefix that is a module of ours ("core.kg.x.Y" -> core.kg.x)
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                targets.update([base, *(f"{base}.{a.name}" for a in node.names)])
+        graph[module] = {t for t in map(owner, targets)
+                         if t and t != module and not module.startswith(t + ".")}   # a package's own __init__
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_circles_are_found() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_in_product_code() -> None:
+    """docs/ARCHITECTURE.md: no module of core, storage, pages or cli_commands reaches itself through its imports."""
+    graph = _module_graph()
+    assert "core.kg.resolve" in graph and "core.kg.coref_words" in graph["core.kg.resolve"]   # the scan sees imports
+    assert _circles(graph) == []
