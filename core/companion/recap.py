@@ -18,7 +18,6 @@ sentences come from chapters a..b: nothing after b can enter.
 from __future__ import annotations
 
 import heapq
-import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ from core.kg.graph import GraphData
 from core.stopwords import ENGLISH
 from core.summarize.extractive import (DIALOGUE_FACTOR, GRAPH_SHARE, MIN_WORDS, REDUNDANT, W_DEATH, W_NEW_RELATION,
                                        SentenceIndex, chapter_sentences, graph_points)
+from core.summarize.extractive import salience as extractive_salience   # with this module's content words
 from core.summarize.signals import chapter_signals
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -86,14 +86,8 @@ def _content(sentence: str) -> list[str]:
 
 
 def salience(sentences: Sequence[str]) -> list[float]:
-    """SumBasic salience, as core.summarize.extractive.salience: the chapter frequencies of a sentence's distinct
-    content words summed, over the square root of its length; the most salient is 1."""
-    words = [_content(s) for s in sentences]
-    counts = Counter(w for ws in words for w in ws)
-    total = sum(counts.values()) or 1
-    raw = [sum(counts[w] / total for w in set(ws)) / math.sqrt(len(ws)) if ws else 0.0 for ws in words]
-    top = max(raw, default=0.0)
-    return [r / top if top > 0 else 0.0 for r in raw]
+    """SumBasic salience (core.summarize.extractive.salience) over this module's content words."""
+    return extractive_salience(sentences, _content)
 
 
 def _overlap(a: set[str], b: set[str]) -> float:

@@ -21,7 +21,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.ingest.sentences import split_sentences
@@ -84,9 +84,10 @@ def _content(sentence: str) -> list[str]:
             if len(w) > 2 and w not in _stop_words()]
 
 
-def salience(sentences: Sequence[str]) -> list[float]:
-    """SumBasic salience of each sentence, scaled so the most salient is 1."""
-    words = [_content(s) for s in sentences]
+def salience(sentences: Sequence[str], content: Callable[[str], list[str]] | None = None) -> list[float]:
+    """SumBasic salience of each sentence, scaled so the most salient is 1. `content`: a sentence's content words
+    (this module's own by default; the recap brings its stop list)."""
+    words = [(content or _content)(s) for s in sentences]
     counts = Counter(w for ws in words for w in ws)
     total = sum(counts.values()) or 1
     raw = [sum(counts[w] / total for w in set(ws)) / math.sqrt(len(ws)) if ws else 0.0 for ws in words]
