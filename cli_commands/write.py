@@ -3,7 +3,8 @@
     cli.py story new --premise 5 --arc icarus [--chapters 8] [--no-kg] [--words 800-1200] [--llm local:smollm2]
     cli.py story next WORK_ID [--all]          # one turn of writer -> grapher -> planner (resumes a cut-off turn)
     cli.py story twin WORK_ID                  # the same premise and arc, written without the graph
-    cli.py story export WORK_ID --format md|epub --out FILE
+    cli.py story export WORK_ID --format md|epub|docx --out FILE   # any work; .docx: Heading 1 chapters
+    cli.py story rewrite / adherence ...       # the writer's desk (cli_commands.desk)
     cli.py continue WORK_ID --mode plain|kg-prompt|kg-block [--tokens N] --json
                                                      # {"text","mode","facts","prompt","tokens_per_second",...}
     cli.py continue WORK_ID --mode kid [--variant logits|kv] [--tokens N] [--seed S] --json
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli_error, open_store
+from cli_commands import desk
 from core.llm import LLMError, MeteredLLM
 from core.store import Store
 from core.write import ARCS, ContinueParams, WriteParams, mode_names
@@ -147,11 +149,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("work_id", type=int)
     p.set_defaults(func=cmd_twin)
 
-    p = add_json_flag(story.add_parser("export", help="download a work as Markdown or EPUB"))
+    p = add_json_flag(story.add_parser("export", help="download any work as Markdown, EPUB or Word (.docx)"))
     p.add_argument("work_id", type=int)
-    p.add_argument("--format", choices=("md", "epub"), default="md")
+    p.add_argument("--format", choices=("md", "epub", "docx"), default="md")
     p.add_argument("--out", default=None, help="file to write (default: the title)")
     p.set_defaults(func=cmd_export)
+    desk.register_story(story)
 
     p = add_llm_flag(add_json_flag(sub.add_parser("continue", help="continue any work's text")))
     p.add_argument("work_id", type=int)

@@ -55,8 +55,9 @@ def sentence_box(title: str, sentence: str) -> None:
     st.markdown(f"> {plain(sentence)}")
 
 
-def draft_conflicts(store: Store, work_id: int, text: str) -> None:
-    """Beside a draft on the Write page: its contradictions with the story so far (checked once per text)."""
+def draft_conflicts(store: Store, work_id: int, text: str, box: str = "write_continuity") -> None:
+    """Beside a draft on the Write page: its contradictions with the story so far (checked once per text). `box`:
+    its container's key, one per box (the generated draft and a hand-written chapter can be open at once)."""
     if not text.strip():
         return
     key = hashlib.sha1(f"{work_id}|{text}".encode()).hexdigest()
@@ -70,7 +71,7 @@ def draft_conflicts(store: Store, work_id: int, text: str) -> None:
             return
         CONT_DRAFT.set(cached)
     check = cached[1]
-    with st.container(key="write_continuity"):
+    with st.container(key=box):
         if check.flags:
             st.warning(f"Continuity: {len(check.flags)} conflict(s) with the story so far. Edit the draft, or "
                        "accept it if the story means it.", icon=":material/rule:")

@@ -159,8 +159,9 @@ def continue_section(store: Store, work: Work, *, temperature: float, length: in
         if shown.saved_id and drop.button("Discard", key="cont_discard"):
             _forget(store, work_id, shown)
     st.caption(f"Chapter {index} has {len(store.chapter_revisions(work_id, index))} revision(s).")
-    md, epub = st.columns(2)
-    for column, fmt in ((md, "md"), (epub, "epub")):
+    if "arc" in work.settings:   # a story: its manuscript on the writer's desk has the downloads (pages/_desk*.py)
+        return
+    for column, fmt in zip(st.columns(3), ("md", "epub", "docx")):
         data, name, mime = ws.export_story(store, work_id, fmt)
         column.download_button(f"Download {fmt.upper()}", data, name, mime, key=f"write_dl_{fmt}")
 

@@ -17,6 +17,9 @@ MODEL_HELP = ("Who writes the chapters. `local:gemma3-270m` and `local:smollm2` 
               "offline and free, but they repeat themselves and lose the thread within a few paragraphs. For chapters "
               "worth keeping, set up a stronger model in Settings (for example `openai:gpt-4o-mini`, "
               "`anthropic:claude-haiku-4-5`, or a model on your own Ollama or LM Studio server) and name it here.")
+PLAN_HELP = ("The writing model outlines each chapter (its beats, its characters, where it goes in the arc) before "
+             "writing it; the outline is shown and editable on the writer's desk below (Plan), and can be switched "
+             "on or off there later.")
 GRAPH_HELP = ("Fabula reads each chapter into a graph of the story's people, places and events, and shows the writer a "
               "note made from it before the next chapter (the Remember Me method). Without it the writer sees only "
               "the last chapters.")
@@ -52,11 +55,13 @@ def _form(store: Store) -> None:
         chapters = c3.number_input("At most chapters", 1, 200, 12, key="new_max")
         model = st.text_input("Model that writes", llm_service.resolve_llm_name(store, "writing"), key="new_model",
                               help=MODEL_HELP)
-        use_kg = st.checkbox("Use the knowledge graph", True, key="new_kg", help=GRAPH_HELP)
+        kg_col, plan_col = st.columns(2)
+        use_kg = kg_col.checkbox("Use the knowledge graph", True, key="new_kg", help=GRAPH_HELP)
+        plan = plan_col.checkbox("Plan each chapter before it is written", False, key="new_plan", help=PLAN_HELP)
         if st.form_submit_button("Start", type="primary", key="new_start"):
             try:
                 params = WriteParams(own.strip() or ("" if choice == "My own" else choice), arc, words[0], words[1],
-                                     int(chapters), use_kg, llm=model or None)
+                                     int(chapters), use_kg, llm=model or None, plan=plan)
                 started = ws.start_story(store, title or "Untitled story", params)
             except ValueError as exc:
                 st.error(plain(str(exc)))

@@ -9,6 +9,7 @@ from core.services.background_jobs import saved_draft
 from core.services.guarded_store import is_read_only
 from core.write import DecodeParams
 from pages._continuity_view import draft_conflicts
+from pages._desk import desk_section
 from pages._jobs import job_panel, start_job
 from pages._shared import get_store, plain, work_picker
 from pages._state import (
@@ -82,7 +83,7 @@ if story:
         # the box is as tall as the draft: a loop or an odd ending is never hidden below its top
         st.text_area("Draft (edit before accepting)", key=WRITE_TEXT.key, height="content")
         st.caption(f"The whole draft is shown: {len(WRITE_TEXT.get().split()):,} words.")
-        draft_conflicts(store, work_id, WRITE_TEXT.get())   # continuity (issue 32), before Accept
+        draft_conflicts(store, work_id, WRITE_TEXT.get(), box="draft_continuity")   # issue 32, before Accept
         if note := ws.writer_note(store, work_id):
             st.caption(note)
         final = st.checkbox("This is the final chapter", key=WRITE_FINAL.key)
@@ -96,5 +97,6 @@ if story:
         if st.button("Save my chapter", key="own_save", disabled=state.finished or busy):
             start_job(store, work_id, "story_accept", {"text": own_text, "final": own_final,
                                                        "title": own_title or None, "source": "written"})
+    desk_section(store, work_id, busy=busy)   # issue 34: manuscript, plan, story bible, rewrite a passage
 
 continue_section(store, work, temperature=float(temperature), length=int(length), busy=busy)

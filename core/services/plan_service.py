@@ -5,6 +5,7 @@ request.
     plan = plan_chapter(store, work_id, llm)                 # the next chapter's outline, by the writing model
     plan = edit_plan(store, work_id, 2, beats="Mara finds the egg\\nTomas laughs", characters="Mara, Tomas")
     plan = plan_chapter(store, work_id, llm, 2, replan=True) # the writer's edits make way for a new outline
+    report = adherence(store, work_id, 2)                    # which planned beats and characters chapter 2 has
 
 A plan the writer edited is theirs: the automatic planner (a story started with planning on plans each chapter after
 the one before is stored) never replaces it; only "Re-plan" does. A reply without a readable beat leaves the offline
@@ -18,10 +19,13 @@ from collections.abc import Callable
 from core.kg.characters import characters
 from core.llm import LLM, LLMConfigError, LLMError
 from core.llm.registry import is_embedded
+from core.nlp import embed
 from core.store import Store
+from core.write import adherence as adherence_check
 from core.write.params import WriteParams
 from core.write.plan import PLANNER_TOKENS, ChapterPlan, PlanEdit, outline_only, parse_plan, planner_messages
 from core.textfit import keep_end
+from core.write.bible import named_in
 
 STORY_END_WORDS = 250
 MAX_CHARACTERS = 12
@@ -134,3 +138,39 @@ def wants_plans(store: Store, work_id: int) -> bool:
         return _params(store, work_id).plan
     except PlanError:
         return False
+
+
+def set_planning(store: Store, work_id: int, on: bool) -> bool:
+    """Switch the story's automatic planner on or off (the Write page's toggle): from the next chapter on, each
+    chapter is outlined before it is written. A plan the writer already edited is kept either way."""
+    _params(store, work_id)   # PlanError for a work that is not a story
+    store.update_work_settings(work_id, {"plan": bool(on)})
+    return bool(on)
+
+
+def _plan_names(store: Store, work_id: int, characters: tuple[str, ...]) -> dict[str, list[str]]:
+    """Each planned character's other names, from the graph entity they are (by label or alias, or a label that
+    contains the planned name as a word: "Scrooge" is "Ebenezer Scrooge")."""
+    entities = store.kg_entities(work_id)
+    out: dict[str, list[str]] = {}
+    for name in characters:
+        entity = next((e for e in entities if name in (e.label, *e.aliases)), None) or next(
+            (e for e in entities if e.type == "character" and named_in(e.label, [name])), None)
+        out[name] = [entity.label, *entity.aliases] if entity is not None else []
+    return out
+
+
+def adherence(store: Store, work_id: int, chapter: int,
+              plan: ChapterPlan | None = None) -> adherence_check.Adherence:
+    """Which of chapter `chapter`'s planned beats and characters the written chapter has (core.write.adherence):
+    beats by sentence similarity (MiniLM) and shared words, characters by the chapter's graph (or, before the graph
+    is built, by name in the text). `plan`: check against this plan instead of the stored one. PlanError when the
+    chapter has no plan with a beat or a character."""
+    plan = plan or store.plan_get(work_id, chapter)
+    if plan is None or not (plan.beats or plan.characters):
+        raise PlanError(f"Chapter {chapter} has no plan with beats or characters to check it against.")
+    text = store.get_chapter(work_id, chapter).text
+    counted = {c.name for c in store.kg_name_counts(work_id, chapter) if c.chapter_index == chapter and c.count > 0}
+    graph = counted if counted or store.kg_entities(work_id) else None
+    return adherence_check.check(text, plan, embed, graph_names=graph,
+                                 aliases=_plan_names(store, work_id, plan.characters))

@@ -89,7 +89,7 @@ def test_start_generate_edit_accept_continue_and_download(writing: list[FakeLLM]
     twin = store.get_work(store.get_work(work.id).settings["twin"])
     assert twin.settings["use_kg"] is False and twin.settings["premise"] == work.settings["premise"]
     labels = [b.label for b in at.get("download_button")]
-    assert labels == ["Download MD", "Download EPUB"]
+    assert labels == ["Markdown", "EPUB", "Word (.docx)"]   # a story's downloads: its manuscript on the desk
 
 
 def test_write_own_chapter_is_stored_as_written(writing: list[FakeLLM]) -> None:
