@@ -12,21 +12,23 @@
     Reported: items checked, items late (must be 0), cited sentences not found verbatim in the chapter they name.
 (c) Recap quality on SQuALITY dev (../shared/data/squality/dev.jsonl, question 1 "What is the plot of the story?",
     four human summaries each): each story imported through the real services (no headings: ~2,000-word parts) and
-    its graph built; the offline recap of the whole story at the references' mean length against the lead sentences
-    and TextRank (Mihalcea & Tarau 2004: sentences joined by word overlap over log lengths, PageRank from networkx)
-    of the same length; ROUGE-1/2 and offline KGScore F1 (core.metrics.kgscore, calibrated rule), mean over the four
-    references, then over stories. Stories 1-15 are the development half (the recap's CHAPTER_DECAY is chosen there
-    among DECAYS), stories 16-25 are held out and scored once with that choice.
+    its graph built; the product's offline recap of the whole story (companion_service.recap_of) at the references'
+    mean length against the lead sentences and TextRank (Mihalcea & Tarau 2004, sumy 0.13's TextRankSummarizer over
+    the product's sentence split: sumy's own tokenizer needs NLTK's punkt data, which is not packaged) of the
+    recap's own length; ROUGE-1/2 and offline KGScore F1 (core.metrics.kgscore, calibrated rule), mean over the four
+    references, then over stories. Stories 1-15 are the development half (where the other DECAYS of the recap are
+    tried), stories 16-25 are held out: scored once, with the product's CHAPTER_DECAY (and the decay the dev half
+    preferred, if another). Written to bench/results/companion_recap_quality.json.
 
-    .venv/bin/python bench/companion.py                         # all three; writes bench/results/companion.json
+    .venv/bin/python bench/companion.py                         # all three
     .venv/bin/python bench/companion.py --db /tmp/books.db      # reuse graphs built by an earlier run
-    .venv/bin/python bench/companion.py --skip-spoilers --stories 25
+    .venv/bin/python bench/companion.py --skip-speed --skip-spoilers --stories 25     # (c) only
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
-import math
+import os
 import re
 import statistics
 import sys
@@ -121,32 +123,43 @@ def spoilers(store: Any, books: list[str]) -> dict[str, Any]:
 
 # ---- (c) recap quality --------------------------------------------------------------------------------------------
 
-_WORD = re.compile(r"[a-z][a-z'’-]*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+class _WordTokenizer:
+    """Words for sumy's sentences without NLTK's punkt model (not packaged, and sumy's Tokenizer("english") would
+    have to download it): letters and apostrophes, as sumy's own word filter keeps."""
+    language = "english"
+
+    @staticmethod
+    def to_words(sentence: str) -> tuple[str, ...]:
+        return tuple(_WORD.findall(sentence))
 
 
 def textrank(document: str, words: int) -> str:
-    """TextRank (Mihalcea & Tarau 2004): PageRank over sentences joined by shared words / (log|a| + log|b|); the
-    best sentences within `words` words, in story order."""
-    import networkx as nx
-    from spacy.lang.en.stop_words import STOP_WORDS
+    """TextRank (Mihalcea & Tarau 2004) as sumy 0.13 implements it (TextRankSummarizer: shared stemmed words over
+    log lengths, power method, damping 0.85), with sumy's English stop words and Snowball stemmer; the sentences are
+    the product's own split (core.ingest.sentences, as the lead baseline and the recap use), so no NLTK data is
+    needed. The best-rated sentences are taken while they fit `words` words, and printed in story order."""
+    from sumy.models.dom import ObjectDocumentModel, Paragraph, Sentence
+    from sumy.nlp.stemmers import Stemmer
+    from sumy.summarizers.text_rank import TextRankSummarizer
+    from sumy.utils import get_stop_words
 
     from core.ingest.sentences import split_sentences
+    tokenizer = _WordTokenizer()
     sentences = [s for s in split_sentences(" ".join(document.split())) if s.strip()]
-    bags = [[w for w in _WORD.findall(s.lower()) if w not in STOP_WORDS] for s in sentences]
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(sentences)))
-    sets = [set(b) for b in bags]
-    for i in range(len(sentences)):
-        for j in range(i + 1, len(sentences)):
-            common = len(sets[i] & sets[j])
-            if common and len(bags[i]) > 1 and len(bags[j]) > 1:
-                graph.add_edge(i, j, weight=common / (math.log(len(bags[i])) + math.log(len(bags[j]))))
-    rank = nx.pagerank(graph, weight="weight") if graph.number_of_edges() else {i: 0.0 for i in graph}
-    taken, used = [], 0
-    for i in sorted(rank, key=lambda i: (-rank[i], i)):
+    model = ObjectDocumentModel([Paragraph([Sentence(s, tokenizer) for s in sentences])])
+    summarizer = TextRankSummarizer(Stemmer("english"))
+    summarizer.stop_words = get_stop_words("english")
+    rating = summarizer.rate_sentences(model)     # keyed by sumy Sentence (its text): repeated sentences share one
+    order = sorted(range(len(sentences)), key=lambda i: (-rating[model.sentences[i]], i))
+    taken, used, seen = [], 0, set()
+    for i in order:
         n = len(sentences[i].split())
-        if used + n <= words:
+        if used + n <= words and sentences[i] not in seen:
             taken.append(i)
+            seen.add(sentences[i])
             used += n
     return " ".join(sentences[i] for i in sorted(taken))
 
@@ -162,11 +175,24 @@ def load_stories() -> list[dict[str, Any]]:
     return stories
 
 
+def _scores(text: str, references: list[str], scorer: Any) -> dict[str, float]:
+    """ROUGE-1/2 F and offline KGScore F1 of `text`, each the mean over the story's four references."""
+    from core.metrics.rouge_wrap import rouge_scores
+    per = []
+    for ref in references:
+        r = rouge_scores(text, ref)
+        per.append({"rouge1": r["rouge1"], "rouge2": r["rouge2"], "kgscore_f1": scorer.score(text, ref)["f1"]})
+    return {"words": len(text.split()), **{m: statistics.fmean(p[m] for p in per) for m in per[0]}}
+
+
 def recap_quality(n_stories: int) -> dict[str, Any]:
-    from core.companion.recap import recap
+    """(c): per story, the product's recap of the whole work (companion_service.recap_of, the default CHAPTER_DECAY)
+    at the references' mean length, lead and TextRank at the recap's own length; on the dev half the other DECAYS
+    too, and on the held-out half the decay the dev half preferred (if not the default)."""
+    from core.companion.recap import CHAPTER_DECAY, recap
     from core.metrics.kgscore import SummaryScorer
     from core.metrics.kgscore_offline import OfflineEdgeExtractor
-    from core.metrics.rouge_wrap import rouge_scores
+    from core.services import companion_service as cs
     from core.services import kg_service
     from core.services.kg_views import load_graph_data
     from core.services.library import import_book
@@ -174,48 +200,76 @@ def recap_quality(n_stories: int) -> dict[str, Any]:
     sys.path.insert(0, str(Path(__file__).parent))
     from summaries import lead
     scorer = SummaryScorer(OfflineEdgeExtractor())
-    per_story = []
+    default = f"recap (decay {CHAPTER_DECAY})"
+    per_story: list[dict[str, Any]] = []
+    chosen: str | None = None
     with tempfile.TemporaryDirectory() as tmp:
         store = SqlStore.from_url(f"sqlite:///{Path(tmp) / 'squality.db'}")
         for n, story in enumerate(load_stories()[:n_stories]):
+            half = "dev" if n < DEV_STORIES else "held out"
+            if half == "held out" and chosen is None:
+                chosen = summarize_quality(per_story, default)["chosen"]
+                print(f"  chosen on the dev half: {chosen}", flush=True)
+            t = time.perf_counter()
             work = import_book(store, "story.txt", story["document"].encode("utf-8")).id
             kg_service.build_graph(store, work)
-            data = load_graph_data(store, work)
-            chapters = [(c.index, store.get_chapter(work, c.index).text) for c in store.list_chapters(work)]
+            built = time.perf_counter() - t
             target = round(statistics.fmean(len(r.split()) for r in story["references"]))
-            texts = {f"recap (decay {d})": recap(chapters, data, target, decay=d).text for d in DECAYS}
-            words = len(texts[f"recap (decay {DECAYS[1]})"].split())
+            t = time.perf_counter()
+            texts = {default: cs.recap_of(store, work, words=target).text}
+            recap_s = time.perf_counter() - t
+            others = [d for d in DECAYS if f"recap (decay {d})" != default] if half == "dev" else \
+                [float(chosen.split()[-1].rstrip(")"))] if chosen and chosen != default else []
+            if others:
+                data = load_graph_data(store, work)
+                chapters = [(c.index, store.get_chapter(work, c.index).text) for c in store.list_chapters(work)]
+                texts.update({f"recap (decay {d})": recap(chapters, data, target, decay=d).text for d in others})
+            words = len(texts[default].split())
             texts["lead"] = lead(story["document"], words)
-            texts["textrank"] = textrank(story["document"], words)
-            row: dict[str, Any] = {"id": story["id"], "half": "dev" if n < DEV_STORIES else "held out",
-                                   "target_words": target, "methods": {}}
-            for method, text in texts.items():
-                scores = []
-                for ref in story["references"]:
-                    r = rouge_scores(text, ref)
-                    kg = scorer.score(text, ref)
-                    scores.append({"rouge1": r["rouge1"], "rouge2": r["rouge2"], "kgscore_f1": kg["f1"]})
-                row["methods"][method] = {"words": len(text.split()),
-                                          **{m: statistics.fmean(s[m] for s in scores) for m in scores[0]}}
+            texts["textrank (sumy)"] = textrank(story["document"], words)
+            row: dict[str, Any] = {"id": story["id"], "half": half, "story_words": len(story["document"].split()),
+                                   "parts": len(store.list_chapters(work)), "target_words": target,
+                                   "build_s": round(built, 1), "recap_s": round(recap_s, 3),
+                                   "methods": {m: _scores(text, story["references"], scorer)
+                                               for m, text in texts.items()}}
+            if n == 0:
+                row["texts"] = texts
             per_story.append(row)
-            print(f"  story {n + 1} ({row['half']}): " + ", ".join(f"{m} R1 {v['rouge1']:.3f}"
-                                                                   for m, v in row["methods"].items()), flush=True)
-    return summarize_quality(per_story)
+            print(f"  story {n + 1} ({half}, {row['parts']} parts, {built:.0f} s): " + ", ".join(
+                f"{m} R1 {v['rouge1']:.3f} R2 {v['rouge2']:.3f} KG {v['kgscore_f1']:.3f}"
+                for m, v in row["methods"].items()), flush=True)
+    return summarize_quality(per_story, default)
 
 
-def summarize_quality(per_story: list[dict[str, Any]]) -> dict[str, Any]:
-    def mean_rows(half: str, methods: list[str]) -> list[dict[str, Any]]:
-        have = [s for s in per_story if s["half"] == half]
-        return [{"half": half, "method": m, "stories": len(have),
-                 **{k: statistics.fmean(s["methods"][m][k] for s in have) * (1 if k == "words" else 100)
-                    for k in ("words", "rouge1", "rouge2", "kgscore_f1")}} for m in methods] if have else []
-    recaps = [f"recap (decay {d})" for d in DECAYS]
-    dev = mean_rows("dev", recaps + ["lead", "textrank"])
-    best = max((r for r in dev if r["method"] in recaps), key=lambda r: r["rouge1"] + r["rouge2"] + r["kgscore_f1"],
-               default=None)
-    chosen = best["method"] if best else recaps[1]
-    held = mean_rows("held out", [chosen, "lead", "textrank"])
-    return {"stories": per_story, "dev": dev, "chosen": chosen, "held_out": held}
+QUALITY_METRICS = ("rouge1", "rouge2", "kgscore_f1")
+
+
+def summarize_quality(per_story: list[dict[str, Any]], default: str) -> dict[str, Any]:
+    """Means per half and method (percent), the decay the dev half prefers (sum of the three metrics), and per
+    metric how many stories the default recap beats each baseline on."""
+    def mean_rows(half: str, stories: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        methods = [m for m in stories[0]["methods"] if all(m in s["methods"] for s in stories)] if stories else []
+        rows = []
+        for m in methods:
+            row: dict[str, Any] = {"half": half, "method": m, "stories": len(stories)}
+            row.update({k: statistics.fmean(s["methods"][m][k] for s in stories) * (1 if k == "words" else 100)
+                        for k in ("words", *QUALITY_METRICS)})
+            if m != default and not m.startswith("recap"):
+                row["recap_wins"] = " / ".join(
+                    str(sum(s["methods"][default][k] > s["methods"][m][k] for s in stories)) for k in QUALITY_METRICS)
+            rows.append(row)
+        return rows
+    dev = [s for s in per_story if s["half"] == "dev"]
+    held = [s for s in per_story if s["half"] == "held out"]
+    dev_rows = mean_rows("dev", dev)
+    recaps = [r for r in dev_rows if r["method"].startswith("recap")]
+    best = max(recaps, key=lambda r: sum(r[k] for k in QUALITY_METRICS), default=None)
+    return {"stories": per_story, "default": default, "chosen": best["method"] if best else default,
+            "dev": dev_rows, "held_out": mean_rows("held out", held),
+            "all": mean_rows("all", per_story) if held else []}
+
+
+CPU = "Intel Xeon (model 207, no AMX exposed), 2 cores"
 
 
 def main() -> None:
@@ -223,6 +277,7 @@ def main() -> None:
     parser.add_argument("--db", default=None, help="SQLite file keeping the novels' graphs between runs")
     parser.add_argument("--books", default="", help="comma-separated novel files (default: all in novels/txt)")
     parser.add_argument("--stories", type=int, default=25, help="SQuALITY stories for (c)")
+    parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-spoilers", action="store_true")
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--speed-child", action="store_true", help=argparse.SUPPRESS)
@@ -234,14 +289,16 @@ def main() -> None:
         import json
         print(json.dumps(speed(store)))
         return
-    results: dict[str, Any] = {"command": "bench/companion.py " + " ".join(sys.argv[1:])}
-    print("(a) speed on Pride and Prejudice", flush=True)
-    results["speed"] = speed_in_child(db, store)
-    s = results["speed"]
-    print(table(s["xray"], ["chapter", "cards", "cold_ms", "warm_ms"]))
-    print(table(s["recap"], ["chapters", "words", "sentences", "first_s", "median_s"]))
-    print(f"models loaded: {s['models_loaded'] or 'none'}", flush=True)
-    write_results("companion", results)
+    command = "bench/companion.py " + " ".join(sys.argv[1:])
+    results: dict[str, Any] = {"command": command, "cpu": CPU}
+    if not args.skip_speed:
+        print("(a) speed on Pride and Prejudice", flush=True)
+        results["speed"] = speed_in_child(db, store)
+        s = results["speed"]
+        print(table(s["xray"], ["chapter", "cards", "cold_ms", "warm_ms"]))
+        print(table(s["recap"], ["chapters", "words", "sentences", "first_s", "median_s"]))
+        print(f"models loaded: {s['models_loaded'] or 'none'}", flush=True)
+        write_results("companion", results)
     if not args.skip_spoilers:
         books = [b for b in args.books.split(",") if b] or sorted(p.name for p in NOVELS.glob("*.txt"))
         print(f"\n(b) spoiler audit on {len(books)} novels", flush=True)
@@ -250,14 +307,22 @@ def main() -> None:
         print(table(results["spoilers"]["books"], ["novel", "chapters", "checked", "x-ray", "recap", "timeline",
                                                    "late", "unlocated", "audit_s"]))
     if not args.skip_quality:
+        # A file of its own, so a quality run does not overwrite the speed and audit figures (and the other way).
         print(f"\n(c) recap quality on SQuALITY, {args.stories} stories", flush=True)
-        results["quality"] = recap_quality(args.stories)
-        write_results("companion", results)
-        columns = ["half", "method", "stories", "words", "rouge1", "rouge2", "kgscore_f1"]
-        print(table(results["quality"]["dev"], columns))
-        print(f"chosen on the dev half: {results['quality']['chosen']}")
-        print(table(results["quality"]["held_out"], columns))
-    print("\nwrote bench/results/companion.json")
+        started = time.perf_counter()
+        quality = recap_quality(args.stories)
+        quality["seconds"] = round(time.perf_counter() - started)
+        quality["load_avg_at_end"] = list(os.getloadavg())
+        write_results("companion_recap_quality", {"command": command, "cpu": CPU, "data": str(SQUALITY),
+                                                  "dev_stories": DEV_STORIES, **quality})
+        columns = ["half", "method", "stories", "words", "rouge1", "rouge2", "kgscore_f1", "recap_wins"]
+        print(table(quality["dev"], columns))
+        print(f"chosen on the dev half: {quality['chosen']} (the product's default: {quality['default']})")
+        print(table(quality["held_out"], columns))
+        print(table(quality["all"], columns))
+        print("wrote bench/results/companion_recap_quality.json")
+    if not (args.skip_speed and args.skip_spoilers):
+        print("\nwrote bench/results/companion.json")
 
 
 if __name__ == "__main__":

@@ -55,7 +55,10 @@ if (linked := url_link("work")) is not None:  # a link (Ask's "Show in reader"),
     try:
         store.get_work(int(linked))  # NotFound, also for a work the signed-in user may not open
         select_work(int(linked))
-        READ_CHAPTER.set(int(st.query_params.get("chapter", 1)))
+        if "chapter" in st.query_params:
+            READ_CHAPTER.set(int(st.query_params["chapter"]))
+        else:  # a link to the work alone (a returning reader's bookmark) opens it at the reader's place
+            linked = None
     except ValueError:
         st.warning("The link names no valid work or chapter.")
     except NotFound as exc:

@@ -71,6 +71,16 @@ def test_a_new_session_opens_at_the_place(built: int) -> None:
     assert not at.get("container") or not any("read_welcome" in str(c.proto) for c in at.get("container"))
 
 
+def test_a_link_to_the_work_alone_opens_at_the_place_and_one_to_a_chapter_at_that_chapter(built: int) -> None:
+    cs.set_position(_store(), built, 3)
+    for params, wanted in (({"work": str(built)}, 3), ({"work": str(built), "chapter": "2"}, 2)):
+        at = AppTest.from_file(page("read.py"), default_timeout=60)
+        at.query_params.update(params)
+        at.run()
+        assert not at.exception, at.exception
+        assert at.selectbox[1].value == wanted, params
+
+
 def test_the_recap_cites_a_chapter_for_every_sentence(built: int) -> None:
     cs.set_position(_store(), built, 2)
     at = _read(built)

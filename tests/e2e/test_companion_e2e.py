@@ -2,16 +2,18 @@
 open it at chapter 10 and mark the place there: the X-Ray lists the March sisters with their ties and Beth alive, and
 Ask and the Graph default to chapter 10; move the place to the last chapter; a reader who leaves and comes back a
 week later (a new browser session) is offered the recap of the chapters read on the last visit, with a chapter for
-every sentence. Beth's death at the last chapter waits on the state layer of issue 32 (see the strict xfail)."""
+every sentence. Beth's death at the last chapter waits on the state layer of issue 32 (see the strict xfail).
+Screenshots of the X-Ray at chapter 10 and of the recap are kept in tests/e2e/screenshots/companion_*.png."""
 from __future__ import annotations
 
 import re
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import no_exception, open_page, wait_idle, watch_console
+from tests.e2e.conftest import SHOTS, no_exception, open_page, wait_idle, watch_console
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "little_women_pg514.txt"
@@ -19,7 +21,7 @@ SISTERS = ("Meg", "Jo", "Beth", "Amy")
 
 
 @pytest.fixture(scope="module")
-def book(module_app) -> dict[str, int]:  # noqa: ANN001
+def book(module_app) -> dict[str, Any]:  # noqa: ANN001
     if not NOVEL.exists():
         pytest.skip("shared data not available")
     from core.services import kg_service, library
@@ -27,9 +29,9 @@ def book(module_app) -> dict[str, int]:  # noqa: ANN001
     store = SqlStore.from_url(module_app.db_url)
     work = library.import_book(store, NOVEL.name, NOVEL.read_bytes()).id
     kg_service.build_graph(store, work)
-    last = store.list_chapters(work)[-1].index
+    last = store.list_chapters(work)[-1]
     store.engine.dispose()
-    return {"work": work, "last": last}
+    return {"work": work, "last": last.index, "last_title": last.title}
 
 
 def _store(module_app):  # noqa: ANN001, ANN202
@@ -65,6 +67,8 @@ def test_mark_the_place_at_chapter_10_and_ask_and_graph_follow_it(module_app, mo
         assert "since chapter" in text and any(other in text for other in SISTERS if other != sister)
         assert all(f"chapter {n}" not in text for n in range(11, book["last"] + 1))
     assert "dead" not in _card(page, "Beth")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(".st-key-read_xray_cards").screenshot(path=str(SHOTS / "companion_xray_chapter10.png"))
     open_page(page, "Ask the book")
     no_exception(page)
     assert page.get_by_role("spinbutton", name="I have read up to chapter").input_value() == "10"
@@ -96,6 +100,7 @@ def test_move_the_place_to_the_end_and_come_back_a_week_later(module_app, module
         welcome = again.locator(".st-key-read_welcome")
         welcome.wait_for(timeout=120_000)
         assert f"10–{book['last']}" in welcome.inner_text()
+        assert book["last_title"] in again.locator('[data-testid="stMain"]').inner_text()   # opened at the place
         welcome.get_by_role("button", name="Previously… (recap)").click()
         wait_idle(again)
         sentences = again.locator(".st-key-read_recap_sentences")
@@ -105,6 +110,8 @@ def test_move_the_place_to_the_end_and_come_back_a_week_later(module_app, module
         cited = [int(n) for n in re.findall(r"\(chapter (\d+)\)", text)]
         assert cited and all(10 <= n <= book["last"] for n in cited)
         assert f"Chapters 10–{book['last']}" in again.locator('[data-testid="stMain"]').inner_text()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        again.screenshot(path=str(SHOTS / "companion_recap.png"), full_page=True)
     finally:
         context.close()
 
