@@ -105,8 +105,18 @@ def _go(page, title: str) -> None:  # noqa: ANN001 - by the sidebar: the session
 
 
 def _select(page, label: str, option: str) -> None:  # noqa: ANN001 - a selectbox by its label text
-    page.locator("[data-testid='stSelectbox']").filter(has_text=label).first.click()
-    page.get_by_role("option", name=option).first.click()
+    """Open the selectbox and pick `option`; opened again if a rerun that was still due (a save's) closed its list."""
+    box = page.locator("[data-testid='stSelectbox']").filter(has_text=label).first
+    choice = page.get_by_role("option", name=option).first
+    for _ in range(3):
+        box.click()
+        try:
+            choice.wait_for(timeout=10_000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: the list closed under a rerun
+            page.keyboard.press("Escape")
+            wait_idle(page)
+    choice.click()
     wait_idle(page)
 
 
