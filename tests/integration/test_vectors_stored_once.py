@@ -1,6 +1,8 @@
 """Passage embeddings are computed once and stored: after the first embedding, a new process (a new SqlStore on the
-same SQLite file, an empty corpus cache) asking in rag mode embeds only its question, whether through
-`ensure_vectors` plus `Asker` or through repeated `cli.py ask --questions ... --mode rag --dry-run` batches.
+same SQLite file, an empty corpus cache) asking in rag mode embeds no passage again, whether through
+`ensure_vectors` plus `Asker` or through repeated `cli.py ask --questions ... --mode rag --dry-run` batches: only
+its question, and the sentences of the passages it cites for the extractive reader (core.qa.extract, which keeps
+them for the process), never a whole passage.
 
 `core.nlp.embed` is replaced by a counting fake (bag-of-words vectors), so what is embedded can be checked exactly.
 """
@@ -52,7 +54,8 @@ def _chapters() -> list[NewChapter]:
     chapters = []
     for c in range(6):
         paragraphs = [f"In stave {c + 1}, part {p + 1}, {NAMES[(c + p) % 8]} spoke with {NAMES[(c * 3 + p) % 8]} "
-                      f"about the {['ball', 'ghost', 'goose', 'ledger', 'bells'][p % 5]} while the fire burned low."
+                      f"about the {['ball', 'ghost', 'goose', 'ledger', 'bells'][p % 5]}. The fire burned low in "
+                      f"stave {c + 1}, part {p + 1}."
                       for p in range(7)]
         chapters.append(NewChapter(f"Stave {c + 1}", "\n\n".join(paragraphs), paragraphs))
     return chapters
@@ -67,8 +70,10 @@ def embedder(monkeypatch: pytest.MonkeyPatch) -> CountingEmbed:
 
 
 def _new_process_store(db_url: str):  # noqa: ANN202 - what a new process has: its own SqlStore, no cached corpus
+    from core.qa import extract
     from storage.repository import SqlStore
     qa_corpus._corpora.clear()
+    extract._VECTORS.clear()   # the extractive reader's sentence vectors, kept per process
     return SqlStore.from_url(db_url)
 
 
@@ -95,7 +100,11 @@ def test_a_new_process_asking_in_rag_mode_embeds_only_the_question(store, db_url
         for question in QUESTIONS:
             result = asker.ask(work.id, question, QAParams(mode="rag", passage_search=search))
             assert result.answer is None and result.plan.passages and result.citations
-        assert embedder.calls == [[q] for q in QUESTIONS]  # only the questions, one at a time
+        asked = [c for c in embedder.calls if c[0] in QUESTIONS]
+        assert asked == [[q] for q in QUESTIONS]  # each question once, alone
+        others = [t for c in embedder.calls if c[0] not in QUESTIONS for t in c]
+        assert not set(others) & set(passages)   # no passage embedded again: only the sentences of cited ones
+        assert all(any(t in p for p in passages) for t in others) and len(others) == len(set(others))
     finally:
         other.engine.dispose()
 
@@ -125,6 +134,7 @@ def test_repeated_batch_dry_runs_embed_the_book_once(store, db_url: str, embedde
             assert sorted(embedded_passages) == sorted(passages)  # the first run embeds the book, once
         else:
             assert embedded_passages == []
-        assert [t for t in embedder.texts if t not in passages] == QUESTIONS
+        assert [t for t in embedder.texts if t in QUESTIONS] == QUESTIONS
+        assert all(t in QUESTIONS or any(t in p for p in passages) for t in embedder.texts)   # cited sentences
     assert outputs[0] == outputs[1] == outputs[2]  # stored vectors rank exactly like fresh ones
     assert len(store.chunk_vectors(work.id, qa_service.EMBED_MODEL)) == len(passages)
