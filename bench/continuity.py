@@ -160,16 +160,16 @@ class _NoContinuity:
 
     def __enter__(self) -> None:
         import core.kg.offline as offline
-        self.saved = (offline.chapter_states, continuity_service.store_chapter_states, continuity_service.check_work,
+        self.saved = (offline.chapter_states, continuity_service.located_states, continuity_service.check_work,
                       continuity_service.stale_chapters)
         offline.chapter_states = lambda *a, **k: []  # type: ignore[assignment]
-        continuity_service.store_chapter_states = lambda *a, **k: False  # type: ignore[assignment]
+        continuity_service.located_states = lambda *a, **k: None  # type: ignore[assignment]
         continuity_service.check_work = lambda *a, **k: None  # type: ignore[assignment]
         continuity_service.stale_chapters = lambda *a, **k: set()  # type: ignore[assignment]
 
     def __exit__(self, *exc: object) -> None:
         import core.kg.offline as offline
-        (offline.chapter_states, continuity_service.store_chapter_states, continuity_service.check_work,
+        (offline.chapter_states, continuity_service.located_states, continuity_service.check_work,
          continuity_service.stale_chapters) = self.saved
 
 

@@ -24,6 +24,21 @@ def _state_row(work_id: int, chapter_id: int, s: State) -> dict[str, Any]:
             "end_char": s.end, "cue": s.cue[:200], "confidence": float(s.confidence)}
 
 
+def delete_states(s: Session, chapter_id: int) -> None:
+    """A chapter's stored states and their mark, in the caller's transaction."""
+    s.execute(delete(StoryStateRow).where(StoryStateRow.chapter_id == chapter_id))
+    s.execute(delete(StoryStateChapterRow).where(StoryStateChapterRow.chapter_id == chapter_id))
+
+
+def write_states(s: Session, work_id: int, chapter_id: int, revision: int, version: str,
+                 states: Sequence[State]) -> None:
+    """A chapter's states and the mark that they were read from `revision`, in the caller's transaction
+    (storage.kg_repository.kg_replace_chapter's too); delete_states first."""
+    if states:
+        s.execute(insert(StoryStateRow), [_state_row(work_id, chapter_id, st) for st in states])
+    s.add(StoryStateChapterRow(chapter_id=chapter_id, work_id=work_id, revision=revision, version=version))
+
+
 class _ChapterChanged(Exception):
     """Rolls states_replace_chapter's transaction back when the chapter was saved since it was read."""
 
@@ -48,13 +63,10 @@ class ContinuityRepository:
                 if row is None:
                     raise NotFound(f"Work {work_id} has no chapter {chapter_index}.")
                 # the first write takes SQLite's write lock, so the revision read after it is the current one
-                s.execute(delete(StoryStateRow).where(StoryStateRow.chapter_id == row.id))
-                s.execute(delete(StoryStateChapterRow).where(StoryStateChapterRow.chapter_id == row.id))
+                delete_states(s, row.id)
                 if s.scalar(select(ChapterRow.revision).where(ChapterRow.id == row.id)) != revision:
                     raise _ChapterChanged
-                if states:
-                    s.execute(insert(StoryStateRow), [_state_row(work_id, row.id, st) for st in states])
-                s.add(StoryStateChapterRow(chapter_id=row.id, work_id=work_id, revision=revision, version=version))
+                write_states(s, work_id, row.id, revision, version, states)
         except _ChapterChanged:
             return False
         return True

@@ -13,10 +13,12 @@ from typing import Any
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
+from core.continuity.model import State
 from core.kg.store import NewEntity
-from core.kg.types import (INTERACTION_RELATIONS, ChapterExtraction, DatedAlias, Decision, EntityName, KgEntity, KgState, NameCount,
-                           StoredTriple)
+from core.kg.types import (INTERACTION_RELATIONS, ChapterExtraction, DatedAlias, Decision, EntityName, KgEntity,
+                           KgState, NameCount, StoredTriple)
 from core.store import NotFound
+from storage.continuity_repository import delete_states, write_states
 from storage.models import ChapterRow, ChunkRow, WorkRow, utcnow
 from storage.models_kg import (NAME_CHARS, KgAliasRow, KgChapterRow, KgDecisionRow, KgEntityNameRow, KgEntityRow,
                                KgMentionRow, KgStateRow, KgTripleRow)
@@ -46,10 +48,13 @@ class KgRepository:
         return row
 
     def kg_replace_chapter(self, work_id: int, extraction: ChapterExtraction, extractor: str,
-                           revision: int | None = None) -> bool:
+                           revision: int | None = None,
+                           states: tuple[str, Sequence[State]] | None = None) -> bool:
         """Replace the chapter's contribution with `extraction`, marked with the chapter's revision. `revision` is
         the revision the extraction was read from: when the chapter has been saved since, nothing is written and
-        False is returned (the chapter stays pending), so an edit made during a build is never marked as read."""
+        False is returned (the chapter stays pending), so an edit made during a build is never marked as read.
+        `states` (version, located states): the chapter's story states, replaced in the same transaction
+        (storage.continuity_repository), so a crash between the two never leaves a chapter read without them."""
         try:
             with self.session() as s:
                 chapter = self._chapter(s, work_id, extraction.chapter_index)
@@ -81,6 +86,9 @@ class KgRepository:
                         for a in extraction.aliases])
                 s.add(KgChapterRow(chapter_id=chapter.id, work_id=work_id, revision=current,
                                    extractor=extractor, stats=dict(extraction.stats), extracted_at=utcnow()))
+                if states is not None:
+                    delete_states(s, chapter.id)
+                    write_states(s, work_id, chapter.id, chapter.revision if current is None else current, *states)
                 self._bump(s, work_id)
         except _ChapterChanged:  # rolled back: the chapter's earlier extraction (if any) stays, marked as it was
             return False

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from core.continuity.model import State
 from core.kg.types import (ChapterExtraction, DatedAlias, Decision, EntityName, KgEntity, KgState, NameCount,
                            StoredTriple)
 
@@ -25,8 +26,11 @@ class NewEntity(Protocol):
 class KgStore(Protocol):
     # extraction results, one chapter at a time
     # `revision`: the chapter revision the extraction read; False (nothing written) when the chapter changed since
+    # `states`: the chapter's story states (issue 32) as (state extractor version, located states), written in the
+    # same transaction, so a crash never leaves a chapter read without its states (it would be read again)
     def kg_replace_chapter(self, work_id: int, extraction: ChapterExtraction, extractor: str,
-                           revision: int | None = None) -> bool: ...
+                           revision: int | None = None,
+                           states: tuple[str, Sequence[State]] | None = None) -> bool: ...
     # chapter index -> (the chapter's revision when it was extracted, extractor name)
     def kg_extracted_chapters(self, work_id: int) -> dict[int, tuple[int, str]]: ...
     # chapter index -> the extractor's counters for that chapter, stored with its extraction

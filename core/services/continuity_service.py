@@ -1,7 +1,7 @@
 """Continuity use cases (issue 32): keep each chapter's story states, check the work, re-check an edited chapter,
 check a draft before it is accepted, mark flags intended, and say what is established about an entity.
 
-    store_chapter_states(store, work_id, extraction, revision)   # kg_service, after each chapter's extraction
+    located_states(store, work_id, extraction, revision)         # kg_service: stored with the chapter's graph
     check_work(store, work_id)                                   # kg_service, after a build resolves entities
     recheck_chapter(store, work_id, 12, before=old_states)       # kg_service, after one chapter is re-read
     flags = list_flags(store, work_id)                           # the page and the CLI; intended ones left out
@@ -62,16 +62,17 @@ class ContinuityStatus:
 
 # ---- states ------------------------------------------------------------------------------------------------------
 
-def store_chapter_states(store: Store, work_id: int, extraction: ChapterExtraction, revision: int | None) -> bool:
-    """Locate a chapter's extracted states in its text and store them, marked with `revision` (the one the
-    extraction read). False when the extractor gave none (an LLM extractor) or the chapter changed since."""
+def located_states(store: Store, work_id: int, extraction: ChapterExtraction,
+                   revision: int | None) -> tuple[str, list[State]] | None:
+    """(state extractor version, the extraction's states located in the chapter's text), for kg_replace_chapter to
+    store in the chapter's own transaction; None when the extractor gave none (an LLM extractor) or the chapter is
+    no longer the revision that was read (kg_replace_chapter then writes nothing either)."""
     if extraction.stats.get("states") != STATES_VERSION:
-        return False
+        return None
     chapter = store.get_chapter(work_id, extraction.chapter_index)
     if revision is not None and chapter.revision != revision:
-        return False
-    states = locate(chapter.index, chapter.text, extraction.states)
-    return store.states_replace_chapter(work_id, chapter.index, chapter.revision, STATES_VERSION, states)
+        return None
+    return STATES_VERSION, locate(chapter.index, chapter.text, extraction.states)
 
 
 def stale_chapters(store: Store, work_id: int) -> set[int]:

@@ -164,8 +164,8 @@ def build_graph(store: Store, work_id: int, *, extractor: str = "offline", llm: 
         for done, extraction in enumerate(_timed(run.each(stream, len(indices)), timings, "extract"), start=done + 1):
             t0 = time.perf_counter()
             index = extraction.chapter_index
-            if store.kg_replace_chapter(work_id, extraction, extractor, revision=revisions.get(index)):
-                continuity_service.store_chapter_states(store, work_id, extraction, revisions.get(index))
+            states = continuity_service.located_states(store, work_id, extraction, revisions.get(index))
+            if store.kg_replace_chapter(work_id, extraction, extractor, revision=revisions.get(index), states=states):
                 stored += 1
                 note = f"{extraction.stats.get('edges', 0)} edges, {extraction.stats.get('facts', 0)} facts"
             else:
@@ -265,8 +265,8 @@ def update_chapter_graph(store: Store, work_id: int, chapter_index: int, *, extr
         (extraction,) = list(engine.extract(_chapter_texts(store, work_id, [chapter_index]),
                                             known=lambda index: known_graph(store, work_id, index - 1)))
         t1 = time.perf_counter()
-        if store.kg_replace_chapter(work_id, extraction, name, revision=revision):
-            continuity_service.store_chapter_states(store, work_id, extraction, revision)
+        states = continuity_service.located_states(store, work_id, extraction, revision)
+        if store.kg_replace_chapter(work_id, extraction, name, revision=revision, states=states):
             break
     t2 = time.perf_counter()
     result = resolve_entities(store, work_id)
