@@ -9,7 +9,7 @@ import streamlit as st
 
 from core.kg.export import FORMATS
 from core.kg.types import NODE_TYPES
-from core.services import kg_views
+from core.services import bible_service, kg_views
 from pages._graph_component import graph_view
 from pages._graph_sections import build_section, details_section, timeline_section
 from pages._jobs import job_panel
@@ -173,7 +173,8 @@ fmt = fmt_col.selectbox("Export format", list(FORMATS), key=KG_EXPORT_FORMAT.key
                         help="The whole graph as of this chapter (filters do not apply).")
 title = store.get_work(work_id).title
 file_name, mime = kg_views.export_filename(view, fmt, title)
-button_col.download_button(f"Download {file_name}", data=lambda: kg_views.export_view(view, fmt, title)[0],
+button_col.download_button(f"Download {file_name}", data=lambda: kg_views.export_view(
+    view, fmt, title, bible_service.lore(store, work_id) if fmt == "lorebook" else None)[0],   # + the bible's notes
                            file_name=file_name, mime=mime, key="kg_download")
 
 if KG_PLAY.get():

@@ -132,8 +132,10 @@ def entity_facts(graph: nx.MultiDiGraph, node: str, limit: int | None = None) ->
 
 
 def to_lorebook(graph: nx.MultiDiGraph, meta: dict[str, Any] | None = None) -> dict[str, Any]:
-    """SillyTavern World Info: {"entries": {"0": {uid, key, keysecondary, comment, content, ...}}}."""
+    """SillyTavern World Info: {"entries": {"0": {uid, key, keysecondary, comment, content, ...}}}. `meta["lore"]`:
+    the story bible's notes and pinned facts by name (core.services.bible_service.lore), added to their entity."""
     entries: dict[str, Any] = {}
+    lore: dict[str, dict[str, list[str]]] = (meta or {}).get("lore") or {}
     ranked = sorted(graph.nodes, key=lambda n: (-graph.nodes[n]["mentions"], graph.nodes[n]["label"]))
     for uid, node in enumerate(ranked):
         d = graph.nodes[node]
@@ -143,6 +145,7 @@ def to_lorebook(graph: nx.MultiDiGraph, meta: dict[str, Any] | None = None) -> d
         if others:
             lines.append("Also called: " + ", ".join(others) + ".")
         lines += [f"- {text} (ch. {chapter})" for chapter, text in facts]
+        lines += _lore_lines(lore.get(d["label"]) or next((lore[a] for a in d["aliases"] if a in lore), None))
         entries[str(uid)] = {
             "uid": uid, "key": list(dict.fromkeys([d["label"], *d["aliases"]])), "keysecondary": [],
             "comment": d["label"], "content": "\n".join(lines), "constant": False, "selective": True,
@@ -151,6 +154,14 @@ def to_lorebook(graph: nx.MultiDiGraph, meta: dict[str, Any] | None = None) -> d
             "depth": 4, "group": "", "scanDepth": None, "caseSensitive": None, "matchWholeWords": None,
             "displayIndex": uid}
     return {"name": (meta or {}).get("title", "Fabula lorebook"), "entries": entries}
+
+
+def _lore_lines(entry: dict[str, list[str]] | None) -> list[str]:
+    """The writer's notes and pinned facts (canon) of one entity, as lines of its lorebook entry."""
+    if not entry:
+        return []
+    notes = [f"Writer's note: {n}" for n in entry.get("notes", []) if n.strip()]
+    return notes + [f"- Canon: {p}" for p in entry.get("pins", []) if p.strip()]
 
 
 def _json(obj: dict[str, Any]) -> bytes:

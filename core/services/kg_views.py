@@ -36,6 +36,7 @@ from core.kg.graph import (GraphData, RelationshipTimeline, degree, find_nodes, 
                            parse_node_id, prune_low_degree, relationship_timeline, relationships, strength,
                            top_by_degree, verbalize)
 from core.kg.types import CO_MENTIONED
+from core.services import bible_service
 from core.store import Store
 
 MODES: tuple[str, ...] = ("characters", "all", "ego")
@@ -320,10 +321,12 @@ def export_filename(view: GraphView, fmt: str, title: str = "graph") -> tuple[st
     return f"{safe}{suffix}.{extension}", mime
 
 
-def export_view(view: GraphView, fmt: str, title: str = "graph") -> tuple[bytes, str, str]:
-    """(payload, file name, MIME type) for the whole graph as of the view's chapter (filters do not apply)."""
+def export_view(view: GraphView, fmt: str, title: str = "graph",
+                lore: dict[str, dict[str, list[str]]] | None = None) -> tuple[bytes, str, str]:
+    """(payload, file name, MIME type) for the whole graph as of the view's chapter (filters do not apply). `lore`:
+    the story bible's notes and pins by name (bible_service.lore), which the lorebook adds to their entities."""
     name, mime = export_filename(view, fmt, title)
-    return export_graph(view.full, fmt, {"title": title, "as_of": view.params.as_of}), name, mime
+    return export_graph(view.full, fmt, {"title": title, "as_of": view.params.as_of, "lore": lore or {}}), name, mime
 
 
 def export_work(store: Store, work_id: int, fmt: str, as_of: int | None = None) -> tuple[bytes, str, str]:
@@ -331,4 +334,4 @@ def export_work(store: Store, work_id: int, fmt: str, as_of: int | None = None) 
         raise ValueError(f"Unknown export format '{fmt}'; choose one of {', '.join(FORMATS)}.")
     work = store.get_work(work_id)
     view = build_view(load_graph_data(store, work_id), ViewParams(as_of=as_of, top_n=None))
-    return export_view(view, fmt, work.title)
+    return export_view(view, fmt, work.title, bible_service.lore(store, work_id) if fmt == "lorebook" else None)

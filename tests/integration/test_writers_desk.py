@@ -180,3 +180,21 @@ def test_adherence_of_a_written_chapter(store) -> None:  # noqa: ANN001
                                                                  ("Orla Finch", False)]
     with pytest.raises(plan_service.PlanError, match="no plan"):
         plan_service.adherence(store, work_id, 1)
+
+
+def test_the_lorebook_export_carries_the_bibles_notes_and_pins(store) -> None:  # noqa: ANN001
+    from core.services import kg_service, kg_views
+    work_id = _story(store, (CHAPTER_1, CHAPTER_2))
+    kg_service.build_graph(store, work_id)
+    bible_service.set_note(store, work_id, "Mara Quill", "Keep her hands burned from the forge.")
+    bible_service.pin(store, work_id, "Mara Quill", "Mara Quill has green eyes.")
+    payload, name, _ = kg_views.export_work(store, work_id, "lorebook")
+    entries = json.loads(payload)["entries"].values()
+    mara = [e for e in entries if "Mara Quill" in e["key"]]
+    assert name.endswith(".lorebook.json") and len(mara) == 1, [e["key"] for e in entries]
+    content = mara[0]["content"]
+    assert "Writer's note: Keep her hands burned from the forge." in content
+    assert "- Canon: Mara Quill has green eyes." in content
+    assert not any("Canon" in e["content"] for e in entries if e is not mara[0])   # only on her entry
+    plain, _, _ = kg_views.export_work(store, work_id, "json")
+    assert b"green eyes" not in plain   # the graph's own export is the graph's
