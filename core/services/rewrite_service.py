@@ -65,6 +65,9 @@ _AFTERWORD = re.compile(r"\n\s*(?:i hope|let me know|this (?:version|rewrite|rev
                         re.IGNORECASE)
 _FENCE = re.compile(r"^```[\w-]*\s*\n?|\n?```\s*$")
 _MARKERS = re.compile(r"^\s*<<<\s*\n?|\n?\s*>>>\s*$")
+# a line of nothing but marker symbols, where a small model echoes the prompt's markers (">>>>", "********"); a scene
+# break a writer types ("* * *", "***") is kept
+_MARKER_LINE = re.compile(r"^[ \t]*(?:[<>]{2,}|\*{4,}|={4,}|#{2,})[ \t]*(?:\n|$)", re.MULTILINE)
 _QUOTES = {'"': '"', "\u201c": "\u201d", "'": "'", "\u2018": "\u2019"}
 _ECHO = ("PASSAGE TO REVISE", "TEXT BEFORE THE PASSAGE", "TEXT AFTER THE PASSAGE")
 EMBEDDED_NOTE = ("Rewritten by the embedded model {name}: a model this small often changes what happens or repeats "
@@ -143,6 +146,7 @@ def clean_reply(reply: str) -> str:
     text = _PREAMBLE.sub("", text, count=1).strip()
     text = _MARKERS.sub("", text).strip()
     text = _AFTERWORD.sub("", text).strip()
+    text = re.sub(r"\n{3,}", "\n\n", _MARKER_LINE.sub("", text)).strip()
     if len(text) > 1 and text[0] in _QUOTES and text.endswith(_QUOTES[text[0]]) \
             and text[1:-1].count(text[0]) == 0 and text[1:-1].count(_QUOTES[text[0]]) == 0:
         text = text[1:-1].strip()

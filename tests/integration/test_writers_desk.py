@@ -123,6 +123,8 @@ def test_clean_reply_strips_what_models_wrap_around_a_passage() -> None:
     assert clean("“The rain fell.”") == "The rain fell."
     assert clean("Rewritten passage: The rain fell.\n\nLet me know if you want more changes.") == "The rain fell."
     assert clean("“Go,” she said. “Now.”") == "“Go,” she said. “Now.”"   # dialogue keeps its quotes
+    assert clean("The rain fell.\n>>>>\n********\n\nIt stopped.") == "The rain fell.\n\nIt stopped."   # echoed marks
+    assert clean("The rain fell.\n\n* * *\n\nIt stopped.") == "The rain fell.\n\n* * *\n\nIt stopped."   # a break
     assert "embedded model" in (rewrite_service.quality_note("local:smollm2") or "")   # said beside its rewrite
     assert rewrite_service.quality_note("openai:gpt-4o-mini") is None
 
