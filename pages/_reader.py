@@ -52,6 +52,8 @@ def _recap(store, work_id: int, first: int, last: int, words: int, prose: bool =
         return
     written = companion_prose.recap_prose(store, work_id, told) if prose else None
     READ_RECAP.set((work_id, told, written))
+    # the form says the range shown (the welcome-back offer recaps the last visit's chapters, not the form's)
+    st.session_state[f"recap_from_{work_id}"], st.session_state[f"recap_to_{work_id}"] = told.first, told.last
 
 
 def _open(chapter: int) -> None:

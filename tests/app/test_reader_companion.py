@@ -105,6 +105,19 @@ def test_a_returning_reader_is_offered_the_recap_of_the_last_visit(built: int) -
     assert at.button(key="recap_open_0").proto.label.startswith("Ch. ")
 
 
+def test_the_recap_form_says_the_range_the_welcome_back_recap_told(built: int) -> None:
+    week_ago = cs.now_utc() - timedelta(days=7)
+    cs.set_position(_store(), built, 2, now=week_ago)
+    cs.set_position(_store(), built, 3, now=week_ago + timedelta(minutes=30))
+    at = _read(built)
+    assert any("Welcome back" in m.value and "2–3" in m.value for m in at.markdown)
+    assert at.number_input(key=f"recap_from_{built}").value == 1   # the form's own default: the story so far
+    at.button(key="read_welcome_recap").click().run()
+    assert not at.exception, at.exception
+    assert any("Chapters 2–3" in c.value for c in at.caption)
+    assert (at.number_input(key=f"recap_from_{built}").value, at.number_input(key=f"recap_to_{built}").value) == (2, 3)
+
+
 def test_ask_and_graph_take_the_place_as_their_limit(built: int) -> None:
     cs.set_position(_store(), built, 2)
     ask = AppTest.from_file(page("ask.py"), default_timeout=60)
