@@ -15,6 +15,9 @@ def forms(text: str) -> frozenset[str]:
 # "X died", "X perished": the subject is dead (not with "away"/"down"/"out": a sound dies away, a fire dies down).
 DIE_VERBS = forms("die died dies perish perished perishes expire expired drown drowned starve starved")
 DIE_NOT_PARTICLES = forms("away down out off")
+# English idioms of dying: "X drew her last (breath)", "X breathed his last", "X passed away", "X gave up the ghost".
+LAST_BREATH_VERBS = forms("draw drew drawn draws breathe breathed breathes")
+PASS_AWAY_VERBS = forms("pass passed passes")
 # "X was killed", "Y killed X": the object is dead.
 KILL_VERBS = forms("""kill killed kills slay slew slain slays murder murdered murders execute executed strangle
 strangled poison poisoned behead beheaded hang hanged assassinate assassinated butcher butchered""")

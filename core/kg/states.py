@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["KINDS", "STATES_VERSION", "StateFact", "chapter_states"]
 
 KINDS = ("act", "dead", "alive", "tie", "attr", "born", "home", "move", "name", "time")
-STATES_VERSION = "states-3"   # stored with each chapter's extraction: chapters read by another version are re-read
+STATES_VERSION = "states-4"   # stored with each chapter's extraction: chapters read by another version are re-read
 ACT_DEPS = frozenset({"nsubj"})
 PRESENT_BE = W.forms("was were is are")
 PRESENT_PREPS = W.forms("at beside near by with")
@@ -81,7 +81,7 @@ class _Reader:
         if name in acted or verb is tok:
             return
         if (tok.dep_ in ACT_DEPS and verb.pos_ in ("VERB", "AUX") and verb.lower_ not in W.STILL_VERBS
-                and verb.lower_ not in W.DIE_VERBS):   # dying again is a death, not an act
+                and verb.lower_ not in W.DIE_VERBS and not _dying_idiom(verb)):   # dying is a death, not an act
             key = "speaks" if verb.lower_ in _SPEECH else "acts"
         elif tok.dep_ == "dobj" and verb.lower_ in SEEN_VERBS:
             key = "seen"
@@ -106,8 +106,8 @@ class _Reader:
         q = ["quote"] if quoted else []
         if _is_late(d, tok):
             self.add(d, sent, name, "dead", "late", "", q, explicit, 0.9)
-        if dep == "nsubj" and verb.lower_ in W.DIE_VERBS and not any(
-                c.dep_ == "prt" and c.lower_ in W.DIE_NOT_PARTICLES for c in verb.children):
+        if dep == "nsubj" and ((verb.lower_ in W.DIE_VERBS and not any(
+                c.dep_ == "prt" and c.lower_ in W.DIE_NOT_PARTICLES for c in verb.children)) or _dying_idiom(verb)):
             self.add(d, sent, name, "dead", "died", "", q + verb_cues(verb), explicit)
         elif (dep == "nsubjpass" and verb.lower_ in W.KILL_VERBS) or (
                 dep == "dobj" and verb.lower_ in W.KILL_VERBS and not quoted):
@@ -152,6 +152,19 @@ class _Reader:
 
 _SPEECH = W.forms("said says cried replied answered exclaimed asked added whispered shouted muttered murmured "
                    "called laughed sighed smiled declared remarked")
+
+
+def _dying_idiom(verb: Token) -> bool:
+    """"drew her last (breath)", "breathed his last", "passed away", "gave up the ghost": the subject died."""
+    if verb.lower_ in W.LAST_BREATH_VERBS:   # "last" the object ("his last", not "the last of the meat"), or
+        return any((c.lower_ == "last" and not any(g.dep_ == "prep" for g in c.children))   # "her last breath"
+                   or (c.lower_ == "breath" and any(g.lower_ == "last" for g in c.children))
+                   for c in verb.children if c.dep_ in ("dobj", "advmod", "npadvmod"))
+    words = {c.lower_ for c in verb.subtree if c.i > verb.i and c.i - verb.i <= 4}
+    if verb.lower_ in W.PASS_AWAY_VERBS:
+        return (any(c.lower_ == "away" and c.i == verb.i + 1 for c in verb.children)   # not "passed the salt away"
+                and not any(c.dep_ == "dobj" for c in verb.children))                 # nor "passed away the time"
+    return verb.lemma_ == "give" and "ghost" in words and "up" in words
 
 
 def _is_late(d: ParsedDoc, tok: Token) -> bool:

@@ -45,6 +45,26 @@ def test_a_dead_character_who_runs_is_flagged_with_both_sentences(flags_of):
     assert 0 < flag.confidence <= 1
 
 
+@pytest.mark.parametrize("death", [
+    "Spitz lay by the fire all winter, and in the dark hour before dawn Spitz quietly drew his last.",
+    "Spitz breathed his last in the snow by the river.",
+    "Spitz passed away in the night, and the team was very still.",
+    "In the night Spitz drew his last breath.",
+])
+def test_the_idioms_of_dying_are_deaths(flags_of, death):
+    later = "The team went on along the trail. Spitz ran beside Buck at the head of the team, snarling at the others."
+    assert kinds(flags_of("Buck and Spitz ran at the head of the team. " + death, later)) == [("dead", "Spitz", 2)]
+
+
+@pytest.mark.parametrize("alive", [
+    "Spitz drew the last of the meat from the pot and ate it.",   # "last", but no last breath
+    "Spitz passed the bone away to Buck.",                       # "away", but not "passed away"
+])
+def test_last_and_away_alone_are_no_death(flags_of, alive):
+    later = "The team went on along the trail. Spitz ran beside Buck at the head of the team, snarling at the others."
+    assert kinds(flags_of("Buck and Spitz ran at the head of the team. " + alive, later)) == []
+
+
 @pytest.mark.parametrize("later", [
     "Buck remembered how Spitz ran at the head of the team in the old days.",       # a memory
     "That night Buck dreamed that Spitz ran beside him through the dark forest.",   # a dream
