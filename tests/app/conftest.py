@@ -1,7 +1,10 @@
 """AppTest fixtures: each test gets its own SQLite file and fresh Streamlit resource caches."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import streamlit as st
@@ -33,3 +36,22 @@ def finish_jobs(at, timeout: float = 120):  # noqa: ANN001, ANN201 - AppTest
 
 def page(name: str) -> str:
     return str(ROOT / "pages" / name)
+
+
+@contextmanager
+def writer_provider(monkeypatch: pytest.MonkeyPatch, reply: Callable[..., str]) -> Iterator[list[Any]]:
+    """FABULA_LLM names a provider of FakeLLMs answering with `reply(messages, options)`; the FakeLLMs the app built."""
+    from core.config import get_settings
+    from core.llm import FakeLLM, register_provider, unregister_provider
+    built: list[FakeLLM] = []
+
+    def factory(model: str, **kw: Any) -> FakeLLM:
+        built.append(FakeLLM(reply, model=model))
+        return built[-1]
+    register_provider("apptest", factory)
+    monkeypatch.setenv("FABULA_LLM", "apptest:writer")
+    get_settings.cache_clear()
+    try:
+        yield built
+    finally:
+        unregister_provider("apptest")

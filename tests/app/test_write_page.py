@@ -3,13 +3,14 @@ chapter yourself, continue from the cursor as a new revision (the old one kept),
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.llm import FakeLLM, LLMError, register_provider, unregister_provider
 from core.llm.base import TextStream
-from tests.app.conftest import finish_jobs, page
+from tests.app.conftest import finish_jobs, page, writer_provider
 
 CHAPTER_ONE = "Elena Voss found the dragon egg in her field.\n\nShe carried it home to Millbrook."
 
@@ -24,18 +25,9 @@ def _reply(messages, options) -> str:  # noqa: ANN001 - the FakeLLM reply functi
 
 
 @pytest.fixture
-def writing(app_db: str, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:
-    from core.config import get_settings
-    built: list[FakeLLM] = []
-
-    def factory(model: str, **kw) -> FakeLLM:  # noqa: ANN003
-        built.append(FakeLLM(_reply, model=model))
-        return built[-1]
-    register_provider("apptest", factory)
-    monkeypatch.setenv("FABULA_LLM", "apptest:writer")
-    get_settings.cache_clear()
-    yield built
-    unregister_provider("apptest")
+def writing(app_db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[FakeLLM]]:
+    with writer_provider(monkeypatch, _reply) as built:
+        yield built
 
 
 def _run() -> AppTest:

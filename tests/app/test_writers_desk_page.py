@@ -5,13 +5,14 @@ stale save keeps the writer's text, a failing model leaves the chapter as it was
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from core.llm import FakeLLM, LLMError, register_provider, unregister_provider
-from tests.app.conftest import finish_jobs, page
+from tests.app.conftest import finish_jobs, page, writer_provider
 
 ONE = "Elena Voss found the dragon egg in her field.\n\nShe carried it home to Millbrook through the rain."
 TWO = "The egg cracked at midnight.\n\nElena Voss named the dragon Ash and hid him in the barn."
@@ -29,18 +30,9 @@ def _reply(messages, options) -> str:  # noqa: ANN001 - the FakeLLM reply functi
 
 
 @pytest.fixture
-def writing(app_db: str, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:
-    from core.config import get_settings
-    built: list[FakeLLM] = []
-
-    def factory(model: str, **kw) -> FakeLLM:  # noqa: ANN003
-        built.append(FakeLLM(_reply, model=model))
-        return built[-1]
-    register_provider("apptest", factory)
-    monkeypatch.setenv("FABULA_LLM", "apptest:writer")
-    get_settings.cache_clear()
-    yield built
-    unregister_provider("apptest")
+def writing(app_db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[FakeLLM]]:
+    with writer_provider(monkeypatch, _reply) as built:
+        yield built
 
 
 @pytest.fixture
