@@ -70,8 +70,9 @@ def test_plan_write_pin_rewrite_and_see_the_manuscript(desk, page) -> None:  # n
         page.get_by_text("Start a story", exact=True).click()
     page.get_by_role("textbox", name="Title").first.fill(TITLE)
     page.get_by_role("spinbutton", name="At most chapters").fill("3")
+    wait_idle(page)   # the boxes' reruns end before Start is clicked (a click during one was lost under load)
     page.get_by_role("button", name="Start", exact=True).click()
-    page.get_by_text(f"Started “{TITLE}”").wait_for()
+    page.get_by_text(f"Started “{TITLE}”").wait_for(timeout=120_000)
     wait_idle(page)
     work = next(w for w in store.list_works() if w.title == TITLE)
 
