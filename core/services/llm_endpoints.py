@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm import LLMError, check_llm_name, get_llm, local_servers, secrets_file
+from core.llm import LLMError, check_llm_name, local_servers, secrets_file
 from core.llm.errors import LLMAuthError, LLMBadRequest, LLMRateLimited, LLMTimeout, redact
 from core.llm.keys import DEFAULT_BASE_URL, display_url
 from core.services import llm_service
@@ -64,8 +64,7 @@ def try_endpoint(provider: str, model: str, key: str | None, url: str,
     where = display_url(url)
     secrets = (key,) if key else ()
     try:
-        llm = get_llm(f"{provider}:{model}", settings=settings, key=key, base_url_override=url, timeout=timeout,
-                      max_retries=0, **({"configured_key": False} if provider == "openai" else {}))
+        llm = llm_service.endpoint_llm(provider, model, key=key, url=url, timeout=timeout, settings=settings)
         return llm_service.ping(llm)
     except LLMAuthError as exc:
         raise LLMAuthError(f"{where} rejected {'this key' if key else 'the request without a key'} (HTTP 401/403): "

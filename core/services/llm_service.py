@@ -140,6 +140,15 @@ def build_llm(store: Store, role: str, cli_override: str | None = None, *, work_
     return metered(store, get_llm(name, settings=settings), role, work_id=work_id, job_id=job_id)
 
 
+def endpoint_llm(provider: str, model: str, *, key: str | None, url: str, timeout: float,
+                 settings: Settings | None = None) -> LLM:
+    """A model on an endpoint the user is typing in Settings (its key and URL not saved yet), for one test request:
+    no retries, and for OpenAI exactly the key typed, never the configured one. Not metered: nothing is asked of it
+    but the ping."""
+    return get_llm(f"{provider}:{model}", settings=settings, key=key, base_url_override=url, timeout=timeout,
+                   max_retries=0, **({"configured_key": False} if provider == "openai" else {}))
+
+
 def llm_without_store(role: str, cli_override: str | None = None, settings: Settings | None = None) -> LLM:
     """The LLM for `role` where there is no store to meter into (scoring texts outside a library, a fake's
     context window): the same name resolution as build_llm, without usage records."""
