@@ -35,6 +35,10 @@ def _why(result: dict[str, Any]) -> str:
         return f"The answer names {', '.join(support['missing_names'])}, which the cited passages do not contain."
     if result["answer"] is None:
         return extraction.get("reason") or "No sentence of the cited passages answers the question."
+    if support.get("off_question"):
+        left = (support.get("relevance") or {}).get("missing") or []
+        return ("The passages back its words, but it does not answer what you asked"
+                + (f" (it leaves out {', '.join(left[:4])})." if left else "."))
     return "Its words and meaning do not match the cited passages."
 
 
@@ -85,8 +89,9 @@ def _render_generated(result: dict[str, Any]) -> None:
         return
     for note in support.get("notes", []):
         st.caption(plain(note))
-    st.caption("Support is word and meaning overlap with the cited passages, names included: it catches answers "
-               "their sources do not back, not every wrong detail in an on-topic sentence.")
+    st.caption("The check weighs how well the cited passages back the answer (words, meaning, names) and whether it "
+               "answers what you asked: it catches answers their sources do not back and true sentences that answer "
+               "something else, not every wrong detail in an on-topic sentence.")
     if support.get("best") is not None:
         best = support["sentences"][support["best"]]
         where = f" ({_where(best)})" if "chapter" in best else ""

@@ -1,44 +1,48 @@
-"""Is an answer supported by the passages it cites? A model-free check, sentence by sentence.
+"""Is an answer supported by the passages it cites, and does it answer the question? A model-free check.
 
-    support = check_support("Manuel stole Buck.", [c.text for c in plan.citations])
+    support = check_support("Manuel stole Buck.", [c.text for c in plan.citations], question="Who stole Buck?")
     support.sentences[0].supported, .score, .overlap, .cosine, .source, .citation
     support.unsupported  -> the sentences the cited passages do not back
+    support.relevance, .probability, .off_question  -> with a question: core.qa.relevance's verdict
 
 With the small embedded models an answer can be wrong while its citations look convincing, so each answer sentence
 is compared with the sentences of the cited texts on two things: (a) the share of its content words (lower-cased,
 Snowball-stemmed, function words removed) found in the best-matching source sentence and in the cited text as a
-whole, and (b) the MiniLM cosine with the best-matching source sentence. The weighted sum is the score; a sentence is
-supported when it reaches THRESHOLD. WEIGHTS and THRESHOLD are measured, not guessed: bench/answer_support.py picks
-them on half of GraphRAG-Bench's novel questions (gold answers against the passages a real retrieval cites for their
-own question vs. a shuffled answer of another question of the same book) and reports precision and recall on the
-other half (bench/results/answer_support.json).
+whole, and (b) the MiniLM cosine with the best-matching source sentence. The weighted sum is the sentence's score; a
+sentence is backed when it reaches THRESHOLD. A name the cited passages lack (the answer's, or one the question asks
+about) fails the answer outright.
+
+Backing is not answering: a true sentence of the same book that answers another question is backed as well as the
+right answer (bench/answer_support.py: AUC 0.56 against the nearest other question's answer). So with a question
+the verdict is core.qa.relevance's logistic model over the mean sentence score and the answer's relevance to the
+question (the question's own words it states, its MiniLM cosine with the question), fitted on GraphRAG-Bench novel's
+dev half and reported once on the held-back half (bench/results/answer_support.json). Without one (a recap's
+prose), every checked sentence must be backed.
 
 The check sees words and meaning, not truth: an answer that reuses the passages' words for a wrong claim ("The
-Yeehats stole Buck" where the passage says the Yeehats killed Thornton) can still pass. It catches answers the
-cited text does not talk about. Sentences without content words ("Yes.") cannot be checked and are marked None.
+Yeehats stole Buck" where the passage says the Yeehats killed Thornton) can still pass, and a name swapped for
+another name the passages hold mostly does (AUC 0.55 on such answers). Sentences without content words ("Yes.")
+cannot be checked and are marked None.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from core.ingest.sentences import split_sentences
 from core.qa.names import answer_names, missing_names, missing_words, question_names
-from core.retrieval.hybrid import stemmer
-from core.stopwords import ENGLISH
+from core.qa.relevance import COEFFICIENTS, INTERCEPT, PROBABILITY, Relevance, answer_probability, relevance
+from core.qa.words import FRAME_STEMS, FRAME_WORDS, STOPWORDS, content_words  # noqa: F401 (two re-exported)
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> unit row vectors (core.nlp.embed)
 
-# Measured by bench/answer_support.py: the best of 20 candidates (10 weightings, with and without discounting the
-# question's words) on the dev half of GraphRAG-Bench novel (balanced accuracy 0.814) and its threshold; on the test
-# half precision 0.77, recall 0.87 of "supported", AUC 0.88. Discounting lost on the dev half (0.770) and did not
-# help against on-topic wrong answers either (0.543 vs 0.552), so it is off.
-# (best-sentence word share, cited-text word share, cosine, question-answer co-location); see bench/answer_support.py
+# The sentence score's weights and threshold: (best-sentence word share, cited-text word share, cosine, question-answer
+# co-location), chosen by an earlier bench/answer_support.py against off-topic wrong answers (test half: precision
+# 0.77, recall 0.87); against on-topic ones no weighting reaches 0.53 precision at recall 0.8, which is what the
+# relevance model (core.qa.relevance) is for. Co-location is computed and shown per sentence but weighted 0.
 WEIGHTS: tuple[float, float, float, float] = (0.25, 0.25, 0.5, 0.0)
 THRESHOLD = 0.44
 # How an answer of several sentences is judged: "all" (every checked sentence supported) or "mean" (the mean
@@ -51,29 +55,6 @@ MAX_SOURCE_SENTENCES = 300   # cited sentences embedded at most: those sharing t
 NO_CITATIONS = "No passages were cited, so nothing in the answer is supported by them."
 EMPTY_ANSWER = "The answer is empty: there is nothing to check."
 NOTHING_TO_CHECK = "The answer has no content words to compare with the passages."
-# words that frame a question ("According to the narrative, ...") rather than say what it asks
-FRAME_WORDS = frozenset("""narrative narrator story novel book text chapter account according describe described
-description mention mentioned identify identified discussion detail context portray portrayed depict depicted said
-say told tell called referred refer""".split())
-
-# Function words, pronouns, auxiliaries and the fillers of short answers ("Yes.", "Not really."): words that say
-# nothing about whether a passage backs a claim.
-STOPWORDS = ENGLISH | frozenset("""whose ms also as because until while yes yeah yep nope maybe perhaps indeed certainly
-correct incorrect true false answer unknown one""".split())
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-_FRAME_STEMS = frozenset(stemmer().stemWords(sorted(FRAME_WORDS)))
-_POSSESSIVE = re.compile(r"['\u2019]s?$")
-
-
-@lru_cache(maxsize=16384)  # cited passages recur from question to question
-def content_words(text: str) -> tuple[tuple[str, str], ...]:
-    """(stem, surface word) of each content word of `text`, in order; possessives dropped ("Buck's" -> "buck")."""
-    surface = [_POSSESSIVE.sub("", w) for w in _WORD.findall(text)]
-    kept = [w for w in surface if w and w.lower() not in STOPWORDS and (len(w) > 1 or w.isdigit())]
-    stems = stemmer().stemWords([w.lower() for w in kept]) if kept else []
-    return tuple(zip(stems, kept))
-
-
 @dataclass(frozen=True)
 class SentenceSupport:
     """One answer sentence. supported: None when it cannot be checked (no content words, or past the limit)."""
@@ -106,6 +87,9 @@ class AnswerSupport:
     weights: tuple[float, float, float, float] = WEIGHTS
     rule: str = ANSWER_RULE
     question_missing: tuple[str, ...] = ()  # names the question asks about that no cited text contains
+    relevance: Relevance | None = None      # with a question: how far the answer speaks to it (core.qa.relevance)
+    probability: float | None = None        # with a question: the chance the answer is right (support + relevance)
+    probability_threshold: float = PROBABILITY
 
     @property
     def checked(self) -> list[SentenceSupport]:
@@ -129,16 +113,26 @@ class AnswerSupport:
     @property
     def supported(self) -> bool | None:
         """The answer's verdict: False when the question's or the answer's names are missing from the cited
-        passages; else, by `rule`, every checked sentence supported ("all") or the mean score over the threshold
-        ("mean"); None when nothing could be checked."""
+        passages; else, with a question, whether the answer's probability (its support and its relevance to the
+        question) reaches the threshold; without one, by `rule`, every checked sentence supported ("all") or the
+        mean score over the threshold ("mean"); None when nothing could be checked."""
         if self.question_missing or self.missing_names:
             return False
         checked = self.checked
         if not checked:
             return None
+        if self.probability is not None:
+            return bool(self.probability >= self.probability_threshold)
         if self.rule == "mean":
             return bool(np.mean([s.score for s in checked]) >= self.threshold)
         return all(s.supported for s in checked)
+
+    @property
+    def off_question(self) -> bool:
+        """Whether the verdict fails although the answer's sentences are backed: it does not speak to the question
+        (a true sentence of the book that answers something else)."""
+        return (self.supported is False and not (self.question_missing or self.missing_names)
+                and self.relevance is not None and all(s.supported for s in self.checked))
 
     @property
     def best(self) -> SentenceSupport | None:
@@ -162,13 +156,17 @@ class AnswerSupport:
                 "best": None if best is None else self.sentences.index(best),
                 "score": None if score is None else round(score, 4), "missing_names": self.missing_names,
                 "question_missing": list(self.question_missing), "rule": self.rule,
-                "threshold": self.threshold, "weights": list(self.weights)}
+                "threshold": self.threshold, "weights": list(self.weights),
+                "relevance": None if self.relevance is None else self.relevance.as_dict(),
+                "probability": None if self.probability is None else round(self.probability, 4),
+                "probability_threshold": self.probability_threshold, "off_question": self.off_question}
 
 
 def check_support(answer: str, sources: Sequence[str], *, question: str | None = None, embed: Embed | None = None,
                   threshold: float = THRESHOLD, weights: tuple[float, ...] = WEIGHTS,
                   discount_question: bool = DISCOUNT_QUESTION_WORDS, names: bool = True, entities: Any = None,
-                  rule: str = ANSWER_RULE) -> AnswerSupport:
+                  rule: str = ANSWER_RULE, relevant: bool = True, coefficients: Sequence[float] = COEFFICIENTS,
+                  intercept: float = INTERCEPT, probability: float = PROBABILITY) -> AnswerSupport:
     """Each sentence of `answer` scored against the sentences of the cited `sources` (texts, in citation order).
 
     With the `question`, each sentence is also scored on co-location: the share of its words the question does not
@@ -177,11 +175,15 @@ def check_support(answer: str, sources: Sequence[str], *, question: str | None =
     the names the question asks about must be in the cited text. With `names`, a name the answer states that no
     cited text contains fails its sentence and the answer (`entities`, the graph's EntityIndex, tells names at a
     sentence's start). With `discount_question`, the words an answer sentence repeats from the question do not
-    count as found. `embed` defaults to core.nlp.embed (MiniLM); it is called once, on the answer's and the
-    sources' sentences. `weights` may give three components (no co-location) or four.
+    count as found. With the `question` and `relevant`, the verdict is core.qa.relevance's logistic model over
+    the mean sentence score and the answer's relevance to the question (`coefficients`, `intercept`,
+    `probability`: the fitted ones by default). `embed` defaults to core.nlp.embed (MiniLM); it is called once, on
+    the answer's and the sources' sentences (and the question and the whole answer). `weights` may give three
+    components (no co-location) or four.
     """
     w4 = (*weights, 0.0)[:4] if len(weights) == 3 else tuple(weights)
-    result = AnswerSupport(threshold=threshold, weights=(w4[0], w4[1], w4[2], w4[3]), rule=rule)
+    result = AnswerSupport(threshold=threshold, weights=(w4[0], w4[1], w4[2], w4[3]), rule=rule,
+                           probability_threshold=probability)
     if question and names:
         result.question_missing = tuple(missing_names(question_names(question, entities), sources))
     sentences = split_sentences(answer or "")
@@ -211,10 +213,12 @@ def check_support(answer: str, sources: Sequence[str], *, question: str | None =
     source_stems = [{stem for stem, _ in content_words(s)} for _, s in cited]
     everywhere = set().union(*source_stems)
     windows = _windows(cited, source_stems)
-    focus = {stem for stem in asked if stem not in _FRAME_STEMS} or asked
+    focus = {stem for stem in asked if stem not in FRAME_STEMS} or asked
     cited, source_stems = _shortlist(cited, source_stems, {stem for w in words for stem, _ in w})
-    vectors = (embed or _default_embed)([sentences[i] for i in todo] + [s for _, s in cited])
-    answer_vecs, source_vecs = vectors[:len(todo)], vectors[len(todo):]
+    judged = bool(question and relevant)
+    extra = [question or "", answer] if judged else []
+    vectors = (embed or _default_embed)([sentences[i] for i in todo] + [s for _, s in cited] + extra)
+    answer_vecs, source_vecs = vectors[:len(todo)], vectors[len(todo):len(todo) + len(cited)]
     cosines = answer_vecs @ source_vecs.T  # (checked answer sentences, source sentences)
     w_overlap, w_text, w_cosine, w_coloc = w4
     scored: dict[int, SentenceSupport] = {}
@@ -233,6 +237,12 @@ def check_support(answer: str, sources: Sequence[str], *, question: str | None =
     result.sentences = [scored.get(i) or SentenceSupport(s, None, missing_names=lacking[i])
                         for i, s in enumerate(sentences[:len(words)])]
     result.sentences += rest
+    if judged and question:
+        backing = [s.source for s in scored.values() if s.source]
+        q_vec, a_vec = vectors[-2], vectors[-1]
+        result.relevance = relevance(question, answer, backing, cosine=float(q_vec @ a_vec))
+        mean = float(np.mean([s.score for s in scored.values()]))
+        result.probability = answer_probability(mean, result.relevance, coefficients, intercept)
     return result
 
 

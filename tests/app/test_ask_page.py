@@ -190,6 +190,18 @@ def test_a_supported_answer_shows_its_source_sentence(reply_with) -> None:  # no
     assert "> Marley's ghost wore the chain he forged in life, link by link and yard by yard\\." in _markdown(at)
 
 
+def test_a_true_sentence_that_answers_something_else_is_not_shown_as_the_answer(reply_with) -> None:  # noqa: ANN001
+    reply_with("Marley was dead to begin with.")  # backed by chapter 1, but not what was asked
+    work_id = _work()
+    at = _ask("What did the ghost wear?", "traditional", 2, work_id)
+    warning = at.warning[0].value
+    assert warning.startswith("**Not supported by the chapters you have read.** The passages back its words, but "
+                              "it does not answer what you asked"), warning
+    assert "ghost" in warning and not _shown_as_answer(at, "Marley was dead to begin")  # (the passage has a comma)
+    support = at.session_state["ask_result"].result.support
+    assert support.off_question and support.relevance is not None and support.relevance.coverage < 1.0
+
+
 def test_the_extractive_answer_quotes_the_book_with_its_chapter(reply_with) -> None:  # noqa: ANN001
     reply_with("The Yeehats.")
     work_id = _work()

@@ -164,8 +164,42 @@ def test_colocation_rewards_the_answer_found_beside_what_the_question_asks() -> 
     right = check_support("The Yeehats.", SOURCES, question=question, embed=FakeEmbed())
     wrong = check_support("The gardener's helpers.", SOURCES, question=question, embed=FakeEmbed())
     assert right.sentences[0].colocation > 0.5 > wrong.sentences[0].colocation
-    heavy = (0.0, 0.0, 0.0, 1.0)
+    heavy = (0.0, 0.0, 0.0, 1.0)  # the sentence rule alone (relevant=False): co-location decides
     assert check_support("The gardener's helpers.", SOURCES, question=question, embed=FakeEmbed(),
-                         weights=heavy, threshold=0.5).supported is False
+                         weights=heavy, threshold=0.5, relevant=False).supported is False
     assert check_support("The Yeehats.", SOURCES, question=question, embed=FakeEmbed(),
-                         weights=heavy, threshold=0.5).supported is True
+                         weights=heavy, threshold=0.5, relevant=False).supported is True
+
+
+def test_with_a_question_the_verdict_weighs_relevance_and_support() -> None:
+    question = "Who killed John Thornton by the river?"
+    right = check_support("The Yeehats killed John Thornton.", SOURCES, question=question, embed=FakeEmbed())
+    assert right.relevance is not None and right.relevance.coverage == 0.75 and right.relevance.missing == ("river",)
+    assert not right.relevance.with_context
+    assert right.probability is not None and right.supported is True
+    # a true sentence of the same passages that answers something else: backed, but off the question
+    other = check_support("Manuel stole Buck and sold him to a stranger.", SOURCES, question=question,
+                          embed=FakeEmbed())
+    assert all(s.supported for s in other.checked) and other.relevance is not None
+    assert other.relevance.coverage == 0.0 and set(other.relevance.missing) == {"killed", "John", "Thornton", "river"}
+    assert other.supported is False and other.off_question
+    assert other.as_dict()["off_question"] is True and other.as_dict()["relevance"]["coverage"] == 0.0
+    # without a question, the sentence rule alone: supported
+    assert check_support("Manuel stole Buck and sold him to a stranger.", SOURCES, embed=FakeEmbed()).supported
+
+
+def test_a_short_answer_is_judged_with_the_sentence_that_backs_it() -> None:
+    question = "Who killed John Thornton by the river?"
+    short = check_support("The Yeehats.", SOURCES, question=question, embed=FakeEmbed())
+    assert short.relevance is not None and short.relevance.with_context and short.relevance.coverage == 1.0
+    assert short.supported is True
+    wrong = check_support("The gardener's helpers.", SOURCES, question=question, embed=FakeEmbed())
+    assert wrong.relevance is not None and wrong.relevance.coverage < 0.5 and wrong.supported is False
+
+
+def test_the_probability_follows_the_fitted_model() -> None:
+    from core.qa.relevance import COEFFICIENTS, INTERCEPT, Relevance, answer_probability
+    rel = Relevance(coverage=0.5, cosine=0.4, missing=("river",))
+    z = INTERCEPT + COEFFICIENTS[0] * 0.6 + COEFFICIENTS[1] * 0.4 + COEFFICIENTS[2] * 0.5
+    assert answer_probability(0.6, rel) == pytest.approx(1 / (1 + np.exp(-z)))
+    assert answer_probability(1.0, Relevance(1.0, 1.0, ())) > answer_probability(1.0, Relevance(0.0, 0.0, ()))

@@ -1,0 +1,95 @@
+"""Does an answer address the question asked? The second half of the answer check (core.qa.support).
+
+    rel = relevance("Who stole Buck?", "Manuel stole Buck.", ["Manuel ... stole Buck ..."], cosine=0.61)
+    rel.coverage, rel.cosine, rel.missing        # the question's own words the answer states; MiniLM cosine
+    answer_probability(support_mean, rel)        # the calibrated chance the answer is right (bench-fitted)
+
+Support alone cannot tell a right answer from a true sentence of the same book that answers something else: on
+GraphRAG-Bench novel dev, the gold answer of the most similar other question ("an on-topic wrong answer") is
+backed by the cited passages about as well as the right one (AUC 0.56). What separates them is whether the answer
+speaks to what was asked, the idea of RAGAS's answer relevancy: the share of the question's own words (its framing,
+"according to the narrative", left out) that the answer states, and the MiniLM cosine of question and answer. A
+short answer ("The Yeehats.") states none of the question's words, so for an answer of fewer than SHORT content
+words the source sentence that backs it counts as its context ("The Yeehats killed John Thornton by the river").
+
+The verdict is one logistic model over three measures: the mean support score of the answer's sentences, the
+cosine and the coverage. COEFFICIENTS, INTERCEPT and PROBABILITY are fitted by bench/answer_support.py on the
+seeded dev half of GraphRAG-Bench novel (right answers against near and name-swapped wrong ones; the threshold
+keeps recall 0.8 there) and reported once on the held-back half (bench/results/answer_support.json).
+
+Measured and not used: the embedded model's pointwise mutual information of answer and question given the cited
+passages (log p(answer | passages, question) - log p(answer | passages), SmolLM2 on transformers) added 0.025 of
+precision on dev at two forward passes of ~1,000 tokens per answer (~3 s on these 2 cores), see bench/README.md.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.qa.words import FRAME_STEMS, content_words
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+SHORT = 4  # an answer with fewer content words than this is judged with the source sentence that backs it
+BRIEF = 12  # ... and so is one of at most this many words that states none of the question's words (a list of names)
+# Fitted by bench/answer_support.py (see the module docstring): (support mean, cosine, coverage) and the intercept.
+COEFFICIENTS: tuple[float, float, float] = (1.078, 1.566, 1.877)
+INTERCEPT = -2.83
+PROBABILITY = 0.35  # an answer is right when answer_probability reaches it (dev recall 0.8, names aside)
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """How far an answer speaks to its question."""
+
+    coverage: float              # share of the question's own words found in the answer (or its backing sentence)
+    cosine: float                # MiniLM cosine of the question and the answer
+    missing: tuple[str, ...]     # the question's own words the answer leaves out (surface forms, in order)
+    with_context: bool = False   # a short answer: its backing source sentence counted as its context
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"coverage": round(self.coverage, 4), "cosine": round(self.cosine, 4), "missing": list(self.missing),
+                "with_context": self.with_context}
+
+
+def question_focus(question: str) -> list[tuple[str, str]]:
+    """(stem, surface word) of the question's own content words: its framing words left out, unless nothing else
+    is left."""
+    words = list(dict.fromkeys(content_words(question)))
+    own = [(stem, word) for stem, word in words if stem not in FRAME_STEMS]
+    return own or words
+
+
+def relevance(question: str, answer: str, backing: Sequence[str], *, cosine: float | None = None,
+              embed: Embed | None = None) -> Relevance:
+    """`backing`: the source sentences that back the answer's sentences (the support check's best matches);
+    `cosine`: the question-answer cosine when the caller has it, else `embed` (MiniLM by default) computes it."""
+    focus = question_focus(question)
+    stated = {stem for stem, _ in content_words(answer)}
+    brief = len(answer.split()) <= BRIEF and not stated & {stem for stem, _ in focus}
+    short = len(stated) < SHORT or brief
+    if short:
+        for sentence in backing:
+            stated |= {stem for stem, _ in content_words(sentence)}
+    found = [(stem, word) for stem, word in focus if stem in stated]
+    coverage = len(found) / len(focus) if focus else 0.0
+    missing = tuple(dict.fromkeys(word for stem, word in focus if stem not in stated))
+    if cosine is None:
+        if embed is None:
+            from core.nlp import embed as embed_default
+            embed = embed_default
+        vectors = embed([question, answer])
+        cosine = float(vectors[0] @ vectors[1])
+    return Relevance(coverage, cosine, missing, short)
+
+
+def answer_probability(support_mean: float, rel: Relevance,
+                       coefficients: Sequence[float] = COEFFICIENTS, intercept: float = INTERCEPT) -> float:
+    """The logistic model's chance that the answer is right, from its mean support score and its relevance."""
+    a, b, c = coefficients
+    z = intercept + a * support_mean + b * rel.cosine + c * rel.coverage
+    return 1.0 / (1.0 + math.exp(-z))

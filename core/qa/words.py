@@ -1,0 +1,34 @@
+"""The content words of answers, questions and passages, as the answer check (core.qa.support, core.qa.relevance)
+and the extractive reader compare them: lower-cased, Snowball-stemmed, function words and question framing out.
+
+    content_words("He stole Buck's collar.")  -> (("stole", "stole"), ("buck", "Buck"), ("collar", "collar"))
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from core.retrieval.hybrid import stemmer
+from core.stopwords import ENGLISH
+
+# words that frame a question ("According to the narrative, ...") rather than say what it asks
+FRAME_WORDS = frozenset("""narrative narrator story novel book text chapter account according describe described
+description mention mentioned identify identified discussion detail context portray portrayed depict depicted said
+say told tell called referred refer""".split())
+
+# Function words, pronouns, auxiliaries and the fillers of short answers ("Yes.", "Not really."): words that say
+# nothing about whether a passage backs a claim.
+STOPWORDS = ENGLISH | frozenset("""whose ms also as because until while yes yeah yep nope maybe perhaps indeed certainly
+correct incorrect true false answer unknown one""".split())
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+FRAME_STEMS = frozenset(stemmer().stemWords(sorted(FRAME_WORDS)))
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+
+
+@lru_cache(maxsize=16384)  # cited passages recur from question to question
+def content_words(text: str) -> tuple[tuple[str, str], ...]:
+    """(stem, surface word) of each content word of `text`, in order; possessives dropped ("Buck's" -> "buck")."""
+    surface = [_POSSESSIVE.sub("", w) for w in _WORD.findall(text)]
+    kept = [w for w in surface if w and w.lower() not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+    stems = stemmer().stemWords([w.lower() for w in kept]) if kept else []
+    return tuple(zip(stems, kept))
