@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from core.continuity.checks import death_of
+from core.continuity.checks import NOT_A_DEATH, NOT_PRESENT, RECURRING, death_of
 from core.continuity.model import Entities, State
 
 NOT_STATED = frozenset({"negated", "hedge", "belief", "quote", "past"})
@@ -29,14 +29,30 @@ class StateLine:
     sentence: str
     start: int
     end: int
+    certain: bool = True  # False: read through a pronoun (shown to a reader, hedged; kept out of a writer's prompt)
 
     def as_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "state": self.text, "chapter": self.chapter, "sentence": self.sentence,
-                "start": self.start, "end": self.end}
+                "start": self.start, "end": self.end, "certain": self.certain}
 
 
-def _line(entity: str, kind: str, text: str, s: State) -> StateLine:
-    return StateLine(entity, kind, text, s.chapter, s.sentence, s.start, s.end)
+def _line(entity: str, kind: str, text: str, s: State, certain: bool = True) -> StateLine:
+    return StateLine(entity, kind, text, s.chapter, s.sentence, s.start, s.end, certain)
+
+
+def pronoun_death(facts: Sequence[State]) -> State | None:
+    """A death the narration states of "she" or "he" that coreference resolved to this entity ("she quietly drew
+    her last"), unless the entity, named, acts or is alive again later as often as a plain death is taken as misread
+    (RECURRING): the checks never flag on it (a coreference slip would raise false alarms), but a reader's card may
+    say it, marked as read through a pronoun."""
+    deaths = [s for s in facts if s.kind == "dead" and "pronoun" in s.cues
+              and not s.cues & (NOT_A_DEATH - {"pronoun"}) and "quote" not in s.cues]
+    if not deaths:
+        return None
+    death = min(deaths, key=lambda s: s.at)
+    later = [s for s in facts if s.at > death.at and s.kind in ("act", "alive") and "pronoun" not in s.cues
+             and not s.cues & NOT_PRESENT]
+    return None if len(later) >= RECURRING or any(s.kind == "alive" for s in later) else death
 
 
 def _entity_lines(label: str, facts: Sequence[State], entities: Entities) -> list[StateLine]:
@@ -45,6 +61,9 @@ def _entity_lines(label: str, facts: Sequence[State], entities: Entities) -> lis
     if death is not None:
         how = " (inferred)" if death.key == "inferred" else ""
         lines.append(_line(label, "dead", f"{label} is dead{how}", death))
+    elif (told := pronoun_death(facts)) is not None:
+        lines.append(_line(label, "dead", f"{label} is dead (read through a pronoun: see the passage)", told,
+                           certain=False))
     latest: dict[tuple[str, str], State] = {}
     for s in facts:
         if s.cues & NOT_STATED or ("pronoun" in s.cues and s.kind in ("tie", "born", "home")):
@@ -96,7 +115,7 @@ def established(states: Iterable[State], entities: Entities, as_of: int | None =
 
 def prompt_block(lines: dict[str, list[StateLine]], limit: int = PROMPT_LINES) -> str:
     """The established states as a short list for a writer's prompt, deaths first ("" when there are none)."""
-    flat = sorted((line for group in lines.values() for line in group),
+    flat = sorted((line for group in lines.values() for line in group if line.certain),
                   key=lambda line: (line.kind != "dead", line.kind != "tie", line.chapter))
     if not flat:
         return ""

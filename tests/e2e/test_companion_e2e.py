@@ -2,7 +2,7 @@
 open it at chapter 10 and mark the place there: the X-Ray lists the March sisters with their ties and Beth alive, and
 Ask and the Graph default to chapter 10; move the place to the last chapter; a reader who leaves and comes back a
 week later (a new browser session) is offered the recap of the chapters read on the last visit, with a chapter for
-every sentence. Beth's death at the last chapter is read only through a pronoun (see the strict xfail).
+every sentence; at the last chapter Beth's card says she died in chapter 40 (read through a pronoun, and said so).
 Screenshots of the X-Ray at chapter 10 and of the recap are kept in tests/e2e/screenshots/companion_*.png."""
 from __future__ import annotations
 
@@ -116,14 +116,11 @@ def test_move_the_place_to_the_end_and_come_back_a_week_later(module_app, module
         context.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the state layer reads chapter 40's “she quietly drew her last” as Beth's "
-                                       "death, but through a pronoun, which the checker does not hold as established "
-                                       "(core/continuity/checks.py NOT_A_DEATH), so no card says it")
 def test_beth_card_says_she_died_at_the_last_chapter(module_app, module_page, book) -> None:  # noqa: ANN001
     page = module_page
     _read_at(page, module_app, book, book["last"])
     text = _card(page, "Beth")
-    assert "Beth is dead" in text and "(chapter 40)" in text
+    assert "Beth is dead (read through a pronoun: see the passage)" in text and "(chapter 40)" in text
 
 
 class _nullcontext:
