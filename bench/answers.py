@@ -78,13 +78,14 @@ def tune(questions: list[dict[str, Any]], runs: dict[str, Any], dev: set[str], m
     return rows
 
 
-def pick(ext: Any, gen: Any) -> Any:
-    """The better of two results by the support check: a supported one over an unsupported one, else the higher
-    support score (the extractive one on a tie)."""
-    if bool(gen.supported) != bool(ext.supported):
-        return gen if gen.supported else ext
+def pick(ext: Any, gen: Any) -> str | None:
+    """The better answer of two results by the answer check: a supported one over an unsupported one, else the
+    generated one when it has a higher support score (the extractive one on a tie)."""
+    ext_ok = shown_supported(ext)
+    if bool(gen.supported) != ext_ok:
+        return gen.answer if gen.supported else shown(ext)
     score = lambda r: (r.support.score or 0.0) if r.support is not None else -1.0  # noqa: E731
-    return gen if score(gen) > score(ext) else ext
+    return gen.answer if score(gen) > score(ext) else shown(ext)
 
 
 def graphrag(args: argparse.Namespace, memo: MemoEmbed) -> dict[str, Any]:
@@ -112,22 +113,22 @@ def graphrag(args: argparse.Namespace, memo: MemoEmbed) -> dict[str, Any]:
         ext = lambda q: runs[q["id"]].result  # noqa: E731
         rows.append({
             "type": SHORT.get(t, t), "n": len(items),
-            "extractive": _mean([_f1(ext(q).answer, q["answer"]) for q in items]),
-            "answered %": _mean([float(ext(q).answer is not None) for q in items]),
-            "supported %": _mean([float(bool(ext(q).supported)) for q in items]),
+            "extractive": _mean([_f1(shown(ext(q)), q["answer"]) for q in items]),
+            "answered %": _mean([float(shown(ext(q)) is not None) for q in items]),
+            "supported %": _mean([float(shown_supported(ext(q))) for q in items]),
             "n sample": len(sampled),
-            "extractive, sample": _mean([_f1(ext(q).answer, q["answer"]) for q in sampled]),
+            "extractive, sample": _mean([_f1(shown(ext(q)), q["answer"]) for q in sampled]),
             "generated": _mean([_f1(generated[q["id"]].answer, q["answer"]) for q in sampled]),
-            "best of two": _mean([_f1(pick(ext(q), generated[q["id"]]).answer, q["answer"]) for q in sampled]),
+            "best of two": _mean([_f1(pick(ext(q), generated[q["id"]]), q["answer"]) for q in sampled]),
             "auto (page)": _mean([_f1(auto[q["id"]].answer, q["answer"]) for q in sampled]),
             "auto rephrased %": _mean([float(auto[q["id"]].answer_path == "rephrased") for q in sampled]),
             "generated supported %": _mean([float(bool(generated[q["id"]].supported)) for q in sampled])})
-    examples = [{"question": q["question"], "gold": q["answer"], "extractive": runs[q["id"]].result.answer,
+    examples = [{"question": q["question"], "gold": q["answer"], "extractive": shown(runs[q["id"]].result),
                  "generated": generated[q["id"]].answer if q["id"] in generated else None,
                  "auto": auto[q["id"]].answer if q["id"] in auto else None}
                 for q in sample[:: max(1, len(sample) // 12)]]
     answers = [{"id": q["id"], "type": SHORT[q["question_type"]], "gold": q["answer"],
-                "extractive": runs[q["id"]].result.answer, "extractive_supported": runs[q["id"]].result.supported,
+                "extractive": shown(runs[q["id"]].result), "extractive_supported": shown_supported(runs[q["id"]].result),
                 "generated": generated[q["id"]].answer if q["id"] in generated else None,
                 "generated_supported": generated[q["id"]].supported if q["id"] in generated else None,
                 "auto": auto[q["id"]].answer if q["id"] in auto else None,
@@ -186,18 +187,40 @@ def long_documents(args: argparse.Namespace) -> list[dict[str, Any]]:
         for k, (d, q) in enumerate(items):
             golds = [a for a in q["answers"] if a.strip()]
             ext = extractive.ask(work_of[d], q["question"], params.with_(answer="extractive"))
-            scores["extractive"].append(_grade(ext.answer, golds))
+            scores["extractive"].append(_grade(shown(ext), golds))
             if k in sample and generator is not None:
                 gen = generator.ask(work_of[d], q["question"], params.with_(answer="generate"))
                 scores["extractive, sample"].append(scores["extractive"][-1])
                 scores["generated"].append(_grade(gen.answer, golds))
-                scores["best of two"].append(_grade(pick(ext, gen).answer, golds))
+                scores["best of two"].append(_grade(pick(ext, gen), golds))
         for key, values in scores.items():
             rows.append({"dataset": label, "answer": key, "n": len(values),
                          "found %": _mean([v[0] for v in values]), "F1": _mean([v[1] for v in values])})
         print(table([r for r in rows if r["dataset"] == label]), flush=True)
         store.engine.dispose()
     return rows
+
+
+def shown(result: Any) -> str | None:
+    """The extractive answer of a dry run (the service's dry run answers nothing and keeps the extraction), or the
+    answer of a real one."""
+    if result.answer is not None:
+        return str(result.answer)
+    extraction = getattr(result, "extraction", None)
+    return None if extraction is None or not extraction.answer else str(extraction.answer)
+
+
+def shown_supported(result: Any) -> bool:
+    """Whether the page would show the extractive answer: the answer check (as the service runs it) passes."""
+    if result.support is not None:
+        return bool(result.supported)
+    answer = shown(result)
+    if answer is None:
+        return False
+    from core.qa.extract import embed_sentences
+    from core.qa.support import check_support
+    return check_support(answer, [c.text for c in result.plan.citations], question=result.plan.question,
+                         embed=embed_sentences).supported is True
 
 
 def _grade(answer: str | None, golds: list[str]) -> tuple[float, float]:

@@ -75,6 +75,13 @@ _WHAT_NOUNS: dict[str, frozenset[str]] = {
     "person": frozenset("character person man woman men women people individual figure king queen group tribe "
                         "family members member officer persons".split()),
     "number": frozenset("number percentage amount sum".split())}
+# "What is the first name of the person who ...?", "What was the name of the town ...?": a name question takes
+# its type from the kind of name (first / last / full ... are people's) or the noun after "of"
+_NAME_OF = re.compile(r"\b(?:what|which)(?:['\u2019]s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?"
+                      r"(?:(first|last|full|given|family|maiden|middle|christian|sur)\s*)?names?\s+of\s+"
+                      r"(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?(\w+)?(?:\s+(\w+))?", re.I)
+_PERSON_NAME_NOUNS = frozenset("""boy girl wife husband son daughter father mother brother sister friend uncle aunt
+lover widow child captain doctor narrator protagonist author singer actor actress artist player""".split())
 _HOW_NUMBER = frozenset("many much long old far often large big tall".split())
 _YESNO = re.compile(r"^\s*(is|are|was|were|did|does|do|has|had|have|can|could|will|would|should)\b", re.I)
 # spaCy labels per answer type (the graph's types take precedence where the graph names the span)
@@ -143,6 +150,13 @@ def question_type(question: str) -> str:
         return "creative"
     if _SUMMARY.search(question):
         return "summary"
+    named = _NAME_OF.search(question)
+    if named is not None:
+        after = [w.lower() for w in named.groups()[1:] if w]
+        if named.group(1) or any(w in _WHAT_NOUNS["person"] or w in _PERSON_NAME_NOUNS for w in after):
+            return "person"
+        if any(w in _WHAT_NOUNS["place"] for w in after):
+            return "place"
     m = _WH_WORD.search(question)
     if m is None:
         return "yesno" if _YESNO.match(question) else "thing"

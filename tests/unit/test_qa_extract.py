@@ -42,7 +42,13 @@ def _citations(texts: list[str]) -> list[Citation]:
     ("What did Buck do when Spitz attacked?", "thing"),  # "when" inside the question is no time question
     ("In the account of the harbour, which individual married Anna?", "person"),
     ("Imagine you are Buck. Write a diary entry about the sled.", "creative"),
-    ("Rewrite the theft of Buck as a newspaper story.", "creative")])
+    ("Rewrite the theft of Buck as a newspaper story.", "creative"),
+    # a name question: people's kinds of name, or the noun after "of" (LF-QUOREF's usual wording)
+    ("What is the first name of the person who stole Buck?", "person"),
+    ("What's the last name of the girl who marries Jim?", "person"),
+    ("What is the name of the wife of the captain?", "person"),
+    ("What was the name of the town where Buck lived?", "place"),
+    ("What is the name of the band that recorded the album?", "thing")])
 def test_the_answer_type_comes_from_the_question_word(question: str, kind: str) -> None:
     assert question_type(question) == kind
 
