@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.config import get_settings
-from core.store import NotFound
+from core.store import NotFound, Store
 
 
 class CliError(Exception):
@@ -18,7 +18,7 @@ class CliError(Exception):
         self.status = status
 
 
-_store = None
+_store: Store | None = None
 _user: str | None = None  # --user, set by cli.main before a command runs
 
 
@@ -29,7 +29,7 @@ def act_as(user: str | None) -> None:
         _user, _store = user, None
 
 
-def open_store():  # noqa: ANN201 - returns core.store.Store (composition root)
+def open_store() -> Store:
     """The Store for FABULA_DB_URL (or the default SQLite file), migrated to the newest schema. With sign-in
     configured ([auth] in the Streamlit secrets), the Store as the --user / FABULA_USER user may use it: the same
     checks as the pages (core.services.guarded_store); no user is a CliError."""
@@ -38,7 +38,7 @@ def open_store():  # noqa: ANN201 - returns core.store.Store (composition root)
         from core.services.guarded_store import guarded
         from storage.repository import SqlStore
         settings = get_settings()
-        store = SqlStore.from_url(settings.database_url)
+        store: Store = SqlStore.from_url(settings.database_url)
         if settings.sign_in_configured():
             user = _user or settings.user
             if not user or not user.strip():

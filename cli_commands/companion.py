@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from cli_commands import CliError, add_json_flag, not_found_as_cli_error, open_store
+from core.companion.store import ReadingPosition
 from core.services import companion_service as cs
 
 
@@ -35,6 +36,7 @@ def _limit_note(store: Any, work_id: int, given: int | None, what: str) -> None:
 def cmd_position(args: argparse.Namespace) -> dict[str, Any] | str:
     store = open_store()
     store.get_work(args.work_id)
+    pos: ReadingPosition | None
     if args.set is not None:
         try:
             pos = cs.set_position(store, args.work_id, args.set, max(args.passage - 1, 0))

@@ -96,10 +96,10 @@ def timeline_section(view: kg_views.GraphView) -> None:
         st.caption("No two characters are related yet in these chapters.")
     else:
         a_col, b_col = st.columns(2)
-        a = a_col.selectbox("Relationship of", list(pair_labels), format_func=pair_labels.get, key="kg_tl_a")
+        a = a_col.selectbox("Relationship of", list(pair_labels), format_func=pair_labels.__getitem__, key="kg_tl_a")
         partners = [n for n in pair_labels if n != a]
         partner = kg_views.strongest_partner(view, a)
-        b = b_col.selectbox("with", partners, format_func=pair_labels.get, key=f"kg_tl_b_{a}",
+        b = b_col.selectbox("with", partners, format_func=pair_labels.__getitem__, key=f"kg_tl_b_{a}",
                             index=partners.index(partner) if partner in partners else 0)
         tl = kg_views.timeline(view, a, b)
         summary = plain(kg_views.timeline_summary(tl, pair_labels[a], pair_labels[b]))

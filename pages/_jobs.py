@@ -90,7 +90,7 @@ def _render(store: Store, work_id: int, view: background.TaskView, kinds: tuple[
                 st.caption("Stopping at the next safe point; everything finished is kept.")
             elif not is_read_only(store, work_id):  # a reader watches the owner's job, and cannot stop it
                 st.button("Stop", key=f"job_stop_{work_id}", icon=":material/stop_circle:",
-                          on_click=background.request_stop, args=(store, work_id),
+                          on_click=_request_stop, args=(store, work_id),
                           help=STOP_HELP.get(task.kind,
                                              "Ends the job after the unit in progress; everything finished is kept."))
         return
@@ -114,6 +114,11 @@ def _render(store: Store, work_id: int, view: background.TaskView, kinds: tuple[
         with st.status(FAILED.get(task.kind, f"{view.label} failed"), state="error", expanded=True):
             st.error(plain(task.error or "failed"))
             _resume_button(store, work_id)
+
+
+def _request_stop(store: Store, work_id: int) -> None:
+    """Stop's callback (Streamlit wants one that returns nothing; whether a job was running shows on rerun)."""
+    background.request_stop(store, work_id)
 
 
 def _resume_button(store: Store, work_id: int) -> None:

@@ -6,11 +6,11 @@ import streamlit as st
 
 from core.companion.store import ReadingPosition
 from core.services import companion_service as cs
-from core.store import NotFound
+from core.store import NotFound, Store
 from pages._text import plain
 
 
-def place_of(store, work_id: int | None) -> ReadingPosition | None:  # noqa: ANN001 - core.store.Store
+def place_of(store: Store, work_id: int | None) -> ReadingPosition | None:
     """The reader's place in the work (None: no work, none set, or a work they may not open)."""
     if work_id is None:
         return None
@@ -20,12 +20,12 @@ def place_of(store, work_id: int | None) -> ReadingPosition | None:  # noqa: ANN
         return None
 
 
-def move_place(store, work_id: int, chapter: int, passage: int = 0) -> None:  # noqa: ANN001
+def move_place(store: Store, work_id: int, chapter: int, passage: int = 0) -> None:
     """A button callback: the reader's place moves (forward or back) to `chapter`."""
     cs.set_position(store, work_id, chapter, passage)
 
 
-def sidebar_place(store, work_id: int | None) -> None:  # noqa: ANN001
+def sidebar_place(store: Store, work_id: int | None) -> None:
     """The place in the open work, under the menu: seen from every page."""
     pos = place_of(store, work_id)
     if pos is None or work_id is None:
@@ -38,7 +38,7 @@ def sidebar_place(store, work_id: int | None) -> None:  # noqa: ANN001
                "page; Ask, the Graph, the X-Ray, the recap and the timelines show nothing after it unless you choose.")
 
 
-def place_caption(store, work_id: int) -> ReadingPosition | None:  # noqa: ANN001
+def place_caption(store: Store, work_id: int) -> ReadingPosition | None:
     """One line: where the reader is (and that it limits what is shown); the place."""
     pos = place_of(store, work_id)
     if pos is None:
@@ -50,7 +50,7 @@ def place_caption(store, work_id: int) -> ReadingPosition | None:  # noqa: ANN00
     return pos
 
 
-def past_place_warning(store, work_id: int, chosen: int, pos: ReadingPosition | None,  # noqa: ANN001
+def past_place_warning(store: Store, work_id: int, chosen: int, pos: ReadingPosition | None,
                        key: str) -> None:
     """When the chosen chapter is past the reader's place: say so, with a one-click way to move the place there."""
     if pos is None or chosen <= pos.chapter:

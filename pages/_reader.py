@@ -10,6 +10,7 @@ import streamlit as st
 from core.companion.xray import Card
 from core.services import companion_prose
 from core.services import companion_service as cs
+from core.store import Store
 from pages._position import move_place, place_of
 from pages._state import (READ_CHAPTER, READ_HIGHLIGHT, READ_PLACE_SEEN, READ_RECAP, READ_RECAP_ERROR,
                           READ_SCROLL_TOP, READ_XRAY)
@@ -20,7 +21,7 @@ ICONS = {"character": ":material/person:", "location": ":material/place:", "orga
 BARS = "▁▂▃▄▅▆▇█"
 
 
-def opening_chapter(store, work_id: int, arrived: bool) -> int | None:  # noqa: ANN001 - core.store.Store
+def opening_chapter(store: Store, work_id: int, arrived: bool) -> int | None:
     """The chapter to open a work at the first time this session shows it: the reader's place (None when a link or
     a citation `arrived` at a chapter of its own). Also notes, once, whether the reader is coming back after a pause
     (the welcome-back recap)."""
@@ -43,7 +44,7 @@ def _dismiss(work_id: int) -> None:
     READ_PLACE_SEEN.set({**READ_PLACE_SEEN.get(), work_id: None})
 
 
-def _recap(store, work_id: int, first: int, last: int, words: int, prose: bool = False) -> None:  # noqa: ANN001
+def _recap(store: Store, work_id: int, first: int, last: int, words: int, prose: bool = False) -> None:
     """A button callback: the recap of chapters first..last, kept for the page to show."""
     try:
         told = cs.recap_of(store, work_id, first, last, words)
@@ -61,7 +62,7 @@ def _open(chapter: int) -> None:
     READ_SCROLL_TOP.set(True)
 
 
-def place_bar(store, work_id: int, index: int, passages: int) -> None:  # noqa: ANN001
+def place_bar(store: Store, work_id: int, index: int, passages: int) -> None:
     """Where the reader is, and the one-click ways to mark it here; a returning reader's offer of a recap."""
     pos = place_of(store, work_id)
     welcome = READ_PLACE_SEEN.get().get(work_id)
@@ -90,7 +91,7 @@ def place_bar(store, work_id: int, index: int, passages: int) -> None:  # noqa: 
         st.button("Mark", key="read_mark_passage", on_click=move_place, args=(store, work_id, index, passage - 1))
 
 
-def recap_section(store, work_id: int, last: int) -> None:  # noqa: ANN001
+def recap_section(store: Store, work_id: int, last: int) -> None:
     """ "Previously…": a recap of chosen chapters (default: the story so far, up to the place), a chapter per
     sentence, each one click from the reader."""
     pos = place_of(store, work_id)
@@ -153,7 +154,7 @@ def _card(card: Card, open_: bool) -> None:
         st.caption(f"Mentions per chapter 1–{card.position}: `{_spark(card.mentions, card.position)}`")
 
 
-def xray_panel(store, work_id: int, index: int) -> None:  # noqa: ANN001
+def xray_panel(store: Store, work_id: int, index: int) -> None:
     """The X-Ray of the open chapter as of the place, and the timeline of one or two of its people."""
     if not st.toggle("X-Ray", value=READ_XRAY.default, key=READ_XRAY.key,
                      help="Who and what is on this page, as of your place"):
@@ -173,7 +174,7 @@ def xray_panel(store, work_id: int, index: int) -> None:  # noqa: ANN001
     if names:
         with st.expander("Timeline", icon=":material/timeline:"):
             who = st.multiselect("One character, or two for their relationship", list(names), max_selections=2,
-                                 format_func=names.get, key=f"read_timeline_{work_id}")
+                                 format_func=names.__getitem__, key=f"read_timeline_{work_id}")
             if who:
                 try:
                     events = cs.timeline_of(store, work_id, [names[n] for n in who], shown.position)

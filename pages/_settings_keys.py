@@ -10,6 +10,7 @@ import streamlit as st
 
 from core.llm import LLMError
 from core.services import llm_endpoints, llm_service
+from core.store import Store
 from pages._shared import plain
 from pages._state import KEY_KIND, KEY_ROLES, KEY_SECRET, KEY_TYPED, KEY_URL, LOCAL_ROLES, SETTINGS_DONE, Slot
 
@@ -46,7 +47,7 @@ def _roles_box(slot_key: str, locked: bool) -> list[str]:
                           disabled=locked, help="The roles that get this model (the others keep theirs)")
 
 
-def local_servers_section(store, locked: bool) -> list[str]:  # noqa: ANN001 - core.store.Store
+def local_servers_section(store: Store, locked: bool) -> list[str]:
     """Ollama / LM Studio running here, each model one click away; the detected model names (for the pickers)."""
     st.subheader("Models on this machine")
     _say_done("local")
@@ -84,7 +85,7 @@ def local_servers_section(store, locked: bool) -> list[str]:  # noqa: ANN001 - c
     return [n for s in servers for n in s.names]
 
 
-def keys_section(store, locked: bool) -> None:  # noqa: ANN001 - core.store.Store
+def keys_section(store: Store, locked: bool) -> None:
     """Where keys come from, the saved ones with Remove, and the form that tests and saves a new one."""
     st.subheader("Keys and servers")
     _say_done("keys")

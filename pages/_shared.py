@@ -4,7 +4,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core.config import get_settings
+from core.domain import ChapterInfo
 from core.services.guarded_store import guarded, is_read_only
+from core.store import Store
 from pages._state import URL_WRITTEN, WORK_ID, WORK_PICKED, Slot
 from pages._text import plain, plain_with_italics  # noqa: F401 - the pages' text helpers, shared from here
 
@@ -22,13 +24,13 @@ except ImportError:  # pragma: no cover
 
 
 @st.cache_resource(show_spinner=False)
-def raw_store():  # noqa: ANN201 - storage.repository.SqlStore, built here: pages are a composition root
+def raw_store() -> Store:  # a storage.repository.SqlStore, built here: pages are a composition root
     """The process's one Store, unchecked: for what is no one user's (seeding the sample, warming models up)."""
     from storage.repository import SqlStore
     return SqlStore.from_url(get_settings().database_url)
 
 
-def get_store():  # noqa: ANN201 - core.store.Store
+def get_store() -> Store:
     """The Store for this run of a page: the plain one in local mode; with sign-in configured, the Store as the
     signed-in user may use it (core.services.guarded_store: every work id is checked, whatever its source), and for
     a visitor who has not signed in, the sign-in screen and nothing else."""
@@ -105,7 +107,7 @@ def work_picker(label: str = "Work") -> int | None:
     return chosen
 
 
-def read_only_note(store, work_id: int | None) -> None:  # noqa: ANN001 - core.store.Store
+def read_only_note(store: Store, work_id: int | None) -> None:
     """The mark on every page of a work shared with the user read-only."""
     if work_id is not None and is_read_only(store, work_id):
         owner = store.work_sharing(work_id).owner or "the admin"
@@ -113,7 +115,7 @@ def read_only_note(store, work_id: int | None) -> None:  # noqa: ANN001 - core.s
                    "export it; only its owner can change it.")
 
 
-def pick_work_with_chapters(label: str = "Work"):  # noqa: ANN201 - (work_id, list[ChapterInfo])
+def pick_work_with_chapters(label: str = "Work") -> tuple[int, list[ChapterInfo]]:
     """The work picker plus its chapter list; stops the page with a hint when there is nothing to show."""
     work_id = work_picker(label)
     if work_id is None:

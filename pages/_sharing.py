@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from core.domain import Work
 from core.services import guarded_store
@@ -9,7 +10,7 @@ from core.store import NotFound, Store
 from pages._shared import plain
 
 
-def share_popover(container, store: Store, work: Work) -> None:  # noqa: ANN001 - a Streamlit column
+def share_popover(container: DeltaGenerator, store: Store, work: Work) -> None:
     """"Share read-only with…": a form for the other user's email, then who it is shared with, each with Revoke."""
     with container.popover("Share read-only with…", icon=":material/share:"):
         with st.form(f"share_{work.id}", clear_on_submit=True, border=False):

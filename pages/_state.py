@@ -147,7 +147,7 @@ CONT_PARTIAL: Slot[str] = Slot("cont_partial", "")                       # the t
 CONT_TEXT: Slot[str] = Slot("cont_text", "")                             # the text to continue (its text area)
 CONT_LOADED: Slot[tuple[int, int, int] | None] = Slot("cont_loaded", None)  # (work, chapter, revision) in it
 WRITE_DRAFT: Slot[str | None] = Slot("write_draft", None)                # the chapter draft being edited
-WRITE_DRAFT_ID: Slot[int | None] = Slot("write_draft_id", None)          # the stored draft it came from
+WRITE_DRAFT_ID: Slot[str | None] = Slot("write_draft_id", None)          # the stored draft it came from
 WRITE_TEXT: Slot[str] = Slot("write_text", "")                           # the draft's text area
 WRITE_FINAL: Slot[bool] = Slot("write_final", False)                     # "This is the final chapter"
 

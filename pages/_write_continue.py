@@ -66,7 +66,7 @@ def _kid_params(temperature: float, length: int) -> KidParams:
         strength=k3.number_input("Nudge strength", 0.0, 5.0, 0.5, 0.1, key="kid_strength",
                                  help="How big each push is; a cap keeps the text close to what the model would "
                                       "write anyway."),
-        variant=k4.selectbox("Steering method", list(METHODS), format_func=METHODS.get, key="kid_variant",
+        variant=k4.selectbox("Steering method", list(METHODS), format_func=METHODS.__getitem__, key="kid_variant",
                              help="Word choices: the paper's update of the next-word probabilities. Model memory: "
                                   "the released code's change to the model's memory of the text."),
         seed=k5.number_input("Seed", 0, 2**31 - 1, 0, key="kid_seed", help="The same seed writes the same text."),

@@ -2,7 +2,10 @@
 in graph mode, the entities the walk started from and the subgraph it used, which "Show in graph" opens)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitPageNotFoundError
 
 from core.config import get_settings
@@ -56,10 +59,17 @@ def open_in_graph(graph: dict, question: str, upto: int) -> None:
     ASK_OPEN_GRAPH.set(True)
 
 
+def progress_to(bar: DeltaGenerator) -> Callable[[int, int, str], None]:
+    """An on_progress callback that moves `bar` (done of total, with the message)."""
+    def progress(done: int, total: int, msg: str) -> None:
+        bar.progress(done / max(total, 1), text=msg)
+    return progress
+
+
 def reader_link(label: str, chapter: int) -> None:
     try:
         st.page_link(READER, label=label, icon=":material/menu_book:",
-                     query_params={"work": work_id, "chapter": chapter})
+                     query_params={"work": str(work_id), "chapter": str(chapter)})
     except StreamlitPageNotFoundError:
         st.markdown(f"[{plain(label)}](read?work={work_id}&chapter={chapter})")
 
@@ -102,14 +112,13 @@ if asked and question.strip():
         try:
             if mode in ("rag", "narco", "graph") and qa_service.needs_vectors(store, work_id):
                 bar = st.progress(0.0, text="Embedding the book's passages once…")
-                qa_service.ensure_vectors(store, work_id, lambda d, t, m: bar.progress(d / max(t, 1), text=m))
+                qa_service.ensure_vectors(store, work_id, progress_to(bar))
             if (mode == "graph" or (mode == "kg" and fact_ranking == "meaning")) and \
                     qa_service.needs_meaning_vectors(store, work_id):
                 bar = st.progress(0.0, text="Embedding the graph's facts and names once…")
                 qa_service.attach_meaning_vectors(store, qa_service.load_corpus(store, work_id),
-                                                  on_progress=lambda d, t, m: bar.progress(d / max(t, 1), text=m))
-            result = qa_service.ask(store, work_id, question, params, dry_run=dry_run)
-            ASKED.set(Asked(work_id, result))
+                                                  on_progress=progress_to(bar))
+            ASKED.set(Asked(work_id, qa_service.ask(store, work_id, question, params, dry_run=dry_run)))
             status.update(label="Done", state="complete")
         except (LLMError, ValueError, LookupError) as exc:
             status.update(label="Could not answer", state="error", expanded=True)  # the reason must be seen

@@ -4,6 +4,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import streamlit as st
+from spacy.language import Language
 
 from core.metrics.extract import load_nlp
 from core.metrics.retention import METRIC_LABELS
@@ -15,7 +16,7 @@ KIND_LABELS = {"characters": "Characters", "relationships": "Relationships"}
 
 
 @st.cache_resource(show_spinner="Loading spaCy…")
-def _nlp():  # noqa: ANN202 - spacy.language.Language, loaded once per server process
+def _nlp() -> Language:  # loaded once per server process
     return load_nlp()
 
 
@@ -27,9 +28,11 @@ def _analyse(work_id: int, params: retention.RetentionParams) -> retention.WorkR
         return retention.analyse_work(store, work_id, params)
     with st.status(f"Reading {len(pending)} chapter(s) for characters and relationships…", expanded=True) as box:
         bar = st.progress(0.0)
-        result = retention.analyse_work(
-            store, work_id, params, nlp=_nlp(),
-            on_progress=lambda done, total, msg: bar.progress(done / max(total, 1), text=plain(msg)))
+
+        def progress(done: int, total: int, msg: str) -> None:
+            bar.progress(done / max(total, 1), text=plain(msg))
+
+        result = retention.analyse_work(store, work_id, params, nlp=_nlp(), on_progress=progress)
         box.update(label=f"Read {len(pending)} chapter(s)", state="complete", expanded=False)
     return result
 
@@ -47,7 +50,8 @@ def _found(result: retention.WorkRetention, kind: str) -> bool:
     return any(c.row(kind).total for c in result.chapters)
 
 
-def _lines(frame: pd.DataFrame, metrics: list[str], y_title: str, y_format: str, domain: list | None = None):  # noqa: ANN202
+def _lines(frame: pd.DataFrame, metrics: list[str], y_title: str, y_format: str,
+           domain: list[float] | None = None) -> alt.Chart:
     """One line per metric over the chapters, the legend below in rows (a legend beside a half-width chart was cut)."""
     long = frame.reset_index().melt("chapter", metrics, "metric", "value").dropna()
     long["metric"] = long["metric"].map(METRIC_LABELS)

@@ -107,7 +107,7 @@ elif mode == "all":
     top_n = c3.number_input("Top N", 10, 5_000, 150, step=10, key="kg_top_n", help="Most connected entities shown")
 else:
     everyone = dict(kg_views.entity_choices(data, as_of))
-    center = c1.selectbox("Centre", list(everyone), format_func=everyone.get, key="kg_center")
+    center = c1.selectbox("Centre", list(everyone), format_func=everyone.__getitem__, key="kg_center")
     radius = c3.radio("Hops", (1, 2), horizontal=True, key="kg_radius")
 min_mentions = c2.number_input("Min. mentions", 1, 10_000, 1, key="kg_min_mentions")
 prune = c4.checkbox("Prune", key="kg_prune", help="KGScore: hide entities with fewer than 2 links, repeatedly",
@@ -117,7 +117,7 @@ search = c5.text_input("Search an entity", key="kg_search", placeholder="e.g. Li
 if highlight:  # the button on its own line: squeezed into a sixth of the page its label was cut
     st.info(f"Showing the {len(highlight.entity_ids)} entities that graph mode walked for "
             f"“{highlight.question}” and the relationships among them.")
-    st.button("Show the whole graph", key="kg_clear_highlight", on_click=KG_HIGHLIGHT.pop)
+    st.button("Show the whole graph", key="kg_clear_highlight", on_click=KG_HIGHLIGHT.clear)
 params = kg_views.ViewParams(as_of=as_of, mode=mode, types=tuple(types), min_mentions=int(min_mentions), prune=prune,
                              search="" if mode == "ego" else search, top_n=int(top_n), radius=int(radius),
                              top_characters=int(top_characters), center=center,
@@ -173,8 +173,9 @@ fmt = fmt_col.selectbox("Export format", list(FORMATS), key=KG_EXPORT_FORMAT.key
                         help="The whole graph as of this chapter (filters do not apply).")
 title = store.get_work(work_id).title
 file_name, mime = kg_views.export_filename(view, fmt, title)
+exported: int = work_id  # the lambda runs later: a plain int, narrowed here, for the checker
 button_col.download_button(f"Download {file_name}", data=lambda: kg_views.export_view(
-    view, fmt, title, bible_service.lore(store, work_id) if fmt == "lorebook" else None)[0],   # + the bible's notes
+    view, fmt, title, bible_service.lore(store, exported) if fmt == "lorebook" else None)[0],   # + the bible's notes
                            file_name=file_name, mime=mime, key="kg_download")
 
 if KG_PLAY.get():

@@ -26,6 +26,7 @@ with sample_col.container(border=True, height="stretch"):
                "*A Christmas Carol* by Charles Dickens was deleted from your library: open it to import it again.")
     if st.button("Open A Christmas Carol", key="home_sample", type="primary", icon=":material/menu_book:"):
         sample = library.sample_work(store, restore=True)
+        assert sample is not None  # restore=True finds the book or imports it again (an import error raises)
         select_work(sample.id)
         READ_CHAPTER.set(1)
         st.switch_page("pages/read.py")

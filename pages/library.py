@@ -46,9 +46,12 @@ def run_import(name: str, data: bytes, title: str | None, allow_copy: bool) -> N
         st.rerun()
     with st.status(f"Importing {library.clean_filename(name)}…", expanded=True) as status:
         bar = st.progress(0.0)
+
+        def progress(d: int, t: int, m: str) -> None:
+            bar.progress(d / t, text=m)
+
         try:
-            work = library.import_book(store, name, data, title=title, allow_copy=allow_copy,
-                                       on_progress=lambda d, t, m: bar.progress(d / t, text=m))
+            work = library.import_book(store, name, data, title=title, allow_copy=allow_copy, on_progress=progress)
         except library.AlreadyInLibrary as exc:  # the same file: the user chooses below
             status.update(label="This file is already in the library", state="complete", expanded=False)
             PENDING_IMPORT.set(PendingImport(name, data, title, exc.existing.id))

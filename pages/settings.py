@@ -36,6 +36,7 @@ def model_box(label: str, current: str, key: str) -> str:
 # "One model for everything" only when it is true: writing has its own built-in default (SmolLM2), for one.
 per_role = st.radio("Assign", ["One model for everything", "One model per role"], horizontal=True,
                     index=1 if saved.roles or len(set(effective.values())) > 1 else 0)
+everything: str | None
 with st.form("llm_roles"):
     if per_role == "One model for everything":
         everything = model_box("Model", saved.default or effective["answering"], "llm_all")
