@@ -1,5 +1,5 @@
 """Fabula's Streamlit entry point: the composition root. Builds the Store once, seeds the sample book on a fresh
-database, and hands navigation to the pages in pages/."""
+database, and hands navigation to the pages in views/."""
 from __future__ import annotations
 
 import os
@@ -15,11 +15,11 @@ from core.services import llm_service  # noqa: E402
 from core.services.access import ReadOnly  # noqa: E402
 from core.services.library import ensure_sample  # noqa: E402
 from core.store import NotFound  # noqa: E402
-from pages import _account  # noqa: E402
-from pages._position import sidebar_place  # noqa: E402
-from pages._shared import get_store, plain, raw_store, selected_work_id  # noqa: E402
+from views import _account  # noqa: E402
+from views._position import sidebar_place  # noqa: E402
+from views._shared import get_store, plain, raw_store, selected_work_id  # noqa: E402
 
-PAGES_DIR = Path(__file__).resolve().parent / "pages"
+PAGES_DIR = Path(__file__).resolve().parent / "views"
 
 # (file, title, icon, url path), in menu order.
 PAGES = [
@@ -53,9 +53,10 @@ def _warm_up_once() -> bool:
 st.set_page_config(page_title="Fabula", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
 pages = [st.Page(PAGES_DIR / f, title=t, icon=i, url_path=u, default=(u == "home"))
          for f, t, i, u in PAGES]
-# The menu is drawn first, before anything slow. It is a list of page links rather than Streamlit's own menu: with a
-# pages/ folder beside app.py, a fresh server's first run lists every file in it by its raw name ("app", "shared",
-# ...) until st.navigation runs; .streamlit/config.toml hides that menu (client.showSidebarNavigation = false).
+# The menu is drawn first, before anything slow: a list of page links with their titles (Streamlit's own menu is
+# hidden in .streamlit/config.toml, client.showSidebarNavigation = false). The page files live in views/, not
+# pages/: a pages/ folder beside app.py would switch Streamlit to its legacy multipage mode for a fresh server's
+# first request, so a deep link (/ask) would run without app.py.
 page = st.navigation(pages, position="hidden")
 signing_in = _account.sign_in_on()  # [auth] in the secrets: a shared server, each user sees their own works
 if signing_in and _account.signed_in_user() is None:

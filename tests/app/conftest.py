@@ -35,7 +35,7 @@ def finish_jobs(at, timeout: float = 120):  # noqa: ANN001, ANN201 - AppTest
 
 
 def page(name: str) -> str:
-    return str(ROOT / "pages" / name)
+    return str(ROOT / "views" / name)
 
 
 @contextmanager

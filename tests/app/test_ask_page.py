@@ -37,7 +37,7 @@ def answering(app_db: str, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:
 
 
 def _work() -> int:
-    from pages._shared import get_store
+    from views._shared import get_store
     chapters = [NewChapter(f"Chapter {i}", t, chunk_text(t, 25)) for i, t in enumerate(CHAPTERS, start=1)]
     return get_store().create_work("Carol", None, WorkKind.BOOK, {}, chapters).id
 
@@ -109,7 +109,7 @@ def test_an_empty_question_does_nothing(answering: list[FakeLLM]) -> None:
 
 def test_recap_on_the_reading_view(answering: list[FakeLLM]) -> None:
     from core.narco import NewQuestionEdge
-    from pages._shared import get_store
+    from views._shared import get_store
     store = get_store()
     work_id = _work()
     chunks = store.list_chunks(work_id)
@@ -220,7 +220,7 @@ def test_the_extractive_answer_quotes_the_book_with_its_chapter(reply_with) -> N
 
 def test_graph_mode_shows_its_walk_and_opens_it_on_the_graph_page(answering: list[FakeLLM]) -> None:
     from core.services import kg_service
-    from pages._shared import get_store
+    from views._shared import get_store
     work_id = _work()
     kg_service.build_graph(get_store(), work_id)
     at = AppTest.from_file(page("ask.py"), default_timeout=120)

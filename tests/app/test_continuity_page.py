@@ -15,7 +15,7 @@ TWO = "The team went on. Spitz ran beside Buck at the head of the team."
 
 
 def _store():
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

@@ -23,7 +23,7 @@ CHAPTERS = [
 
 def _setup() -> int:
     from core.services import kg_service
-    from pages._shared import get_store
+    from views._shared import get_store
     store = get_store()
     chapters = [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(CHAPTERS, start=1)]
     work_id = store.create_work("The Harbour", None, WorkKind.STORY, {}, chapters).id
@@ -61,9 +61,9 @@ def test_all_entities_has_a_line_legend_positions_and_uncut_labels(app_db: str) 
 
 @pytest.mark.slow
 def test_the_show_the_whole_graph_button_is_not_squeezed(app_db: str) -> None:
-    from pages._state import GraphHighlight
+    from views._state import GraphHighlight
     work_id = _setup()
-    from pages._shared import get_store
+    from views._shared import get_store
     ids = tuple(e.id for e in get_store().kg_entities(work_id))[:2]
     at = AppTest.from_file(page("graph.py"), default_timeout=120)
     at.session_state["work_id"] = work_id

@@ -25,7 +25,7 @@ CHAPTERS = [
 
 
 def _store():  # noqa: ANN202
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

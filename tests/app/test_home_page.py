@@ -15,7 +15,7 @@ def _app() -> AppTest:
 
 
 def _store():  # noqa: ANN202
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 
@@ -39,7 +39,7 @@ def test_the_sample_start_opens_it_in_the_reader_even_after_a_delete(app_db: str
     assert [t.value for t in at.title] == ["Read"]
 
     _store().delete_work(sample.id)
-    at.switch_page("pages/home.py").run()
+    at.switch_page("views/home.py").run()
     assert any("deleted" in c.value for c in at.caption)
     at.button(key="home_sample").click().run()  # imported again
     again = [w for w in _store().list_works() if w.title == "A Christmas Carol"]
@@ -51,7 +51,7 @@ def test_the_import_and_story_starts_open_their_forms(app_db: str) -> None:
     at.button(key="home_import").click().run()
     assert [t.value for t in at.title] == ["Library"]
     assert at.expander[0].proto.expanded, "the import form is open"
-    at.switch_page("pages/home.py").run()
+    at.switch_page("views/home.py").run()
     at.button(key="home_story").click().run()
     assert [t.value for t in at.title] == ["Write"]
     assert at.expander[0].proto.expanded, "the new-story form is open"
@@ -80,7 +80,7 @@ def test_the_library_sends_a_new_story_to_the_write_form(app_db: str) -> None:
     """A story made by the Library's own form had no arc: the Write page took it for a book (no chapter to generate,
     150 tokens for a continuation). The Library now opens the Write page's form."""
     at = _app()
-    at.switch_page("pages/library.py").run()
+    at.switch_page("views/library.py").run()
     at.button(key="library_new_story").click().run()
     assert not at.exception, at.exception
     assert [t.value for t in at.title] == ["Write"] and at.expander[0].proto.expanded

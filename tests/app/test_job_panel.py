@@ -1,4 +1,4 @@
-"""AppTest on the background-job panel (pages/_jobs.py) as the Graph and Ask pages show it: a build another server
+"""AppTest on the background-job panel (views/_jobs.py) as the Graph and Ask pages show it: a build another server
 runs (progress, Build disabled, a Stop that reaches the database), one whose server died (interrupted; Resume builds
 the rest), and a NARCO build started from Ask that runs in the background to its outcome."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ CHAPTERS = ["Anna Grey met Thomas Reed at the harbour of Millbrook.\n\nThomas Re
 
 
 def _store():  # noqa: ANN202 - the page's own SqlStore
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

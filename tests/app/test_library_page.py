@@ -17,7 +17,7 @@ def _open(timeout: float = 30) -> AppTest:
 
 
 def _store():
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 
@@ -70,7 +70,7 @@ def test_importing_the_same_file_again_asks_to_open_it_or_import_a_copy(app_db: 
     # Through app.py, so that "Open the existing work" can switch to the Read page (the sample book is seeded too).
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
-    at.switch_page("pages/library.py").run()  # the app opens on Home
+    at.switch_page("views/library.py").run()  # the app opens on Home
     assert not at.exception, at.exception
     before = len(_store().list_works())
     _upload(at, "harbour_story.txt", STORY)
@@ -122,7 +122,7 @@ def test_a_large_import_runs_in_the_background_and_its_work_appears(app_db: str,
     monkeypatch.setattr(imports, "_run", gated_run)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
-    at.switch_page("pages/library.py").run()
+    at.switch_page("views/library.py").run()
     at.file_uploader[0].upload("harbour_story.txt", STORY, "text/plain")
     at.text_input[0].input("The Harbour")
     [b for b in at.button if b.label == "Import"][0].click().run()

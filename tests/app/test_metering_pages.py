@@ -32,7 +32,7 @@ def counted(app_db: str, monkeypatch: pytest.MonkeyPatch) -> list[FakeLLM]:
 
 
 def _store():  # noqa: ANN202
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

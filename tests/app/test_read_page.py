@@ -8,7 +8,7 @@ from tests.app.conftest import page
 
 
 def _store():
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

@@ -15,7 +15,7 @@ from tests.integration.test_companion import BOOK
 
 
 def _store():  # noqa: ANN202
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

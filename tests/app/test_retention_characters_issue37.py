@@ -18,7 +18,7 @@ STORY = [
 
 
 def _work() -> int:
-    from pages._shared import get_store
+    from views._shared import get_store
     chapters = [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(STORY, start=1)]
     return get_store().create_work("Front Street", None, WorkKind.STORY, {}, chapters).id
 
@@ -33,7 +33,7 @@ def _open() -> AppTest:
 @pytest.mark.slow
 def test_retention_counts_the_graphs_characters_and_says_so(app_db: str) -> None:
     from core.services import kg_service, retention_service
-    from pages._shared import get_store
+    from views._shared import get_store
     work_id = _work()
     at = _open()
     assert any("no knowledge graph yet" in i.value for i in at.info)        # spaCy's people until the graph

@@ -76,7 +76,7 @@ def test_a_typed_key_is_tested_saved_owner_only_and_assigned(env: LLMServer, tmp
     assert any("openai:stub-model answered" in s.value.replace("\\", "") for s in at.success)
     file = _secrets(tmp_path)
     assert stat.S_IMODE(file.stat().st_mode) == 0o600 and CANARY in file.read_text()
-    from pages._shared import get_store
+    from views._shared import get_store
     assert llm_service.load_role_assignment(get_store()).default == "openai:stub-model"
     assert "openai:stub-model" in str(at.dataframe[0].value)
     assert at.session_state["key_secret"] == "", "the password box kept the key"
@@ -107,7 +107,7 @@ def test_a_failing_server_gets_a_clear_message_and_nothing_is_saved(env: LLMServ
     assert CANARY not in errors
     assert len([r for r in env.requests if r.method == "POST"]) == 1, "the test is one request, no retries"
     assert not _secrets(tmp_path).exists()
-    from pages._shared import get_store
+    from views._shared import get_store
     assert llm_service.load_role_assignment(get_store()).default is None
 
 
@@ -141,7 +141,7 @@ def test_a_running_ollama_is_offered_in_one_click(env: LLMServer, monkeypatch: p
     at.multiselect(key="local_roles").set_value(["answering", "summarizing"]).run()
     at.button(key="use_ollama:qwen3:8b").click().run()
     assert not at.exception, at.exception
-    from pages._shared import get_store
+    from views._shared import get_store
     saved = llm_service.load_role_assignment(get_store())
     assert saved.roles == {"answering": "ollama:qwen3:8b", "summarizing": "ollama:qwen3:8b"} and not saved.default
     assert "ollama:qwen3:8b" in at.selectbox(key="llm_test").options  # offered to every picker too

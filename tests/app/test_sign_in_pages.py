@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.domain import NewChapter, WorkKind
 from core.services import guarded_store
-from pages._state import PendingDelete
+from views._state import PendingDelete
 from tests.app.conftest import ROOT, page
 
 ANN, BOB = "ann@example.com", "bob@example.com"
@@ -16,7 +16,7 @@ AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie
 
 
 def _store():  # noqa: ANN202 - the plain SqlStore (no sign-in outside a page run)
-    from pages._shared import raw_store
+    from views._shared import raw_store
     return raw_store()
 
 
@@ -97,14 +97,14 @@ def test_only_the_admin_changes_the_shared_settings(app_db: str, monkeypatch) ->
     monkeypatch.setenv("FABULA_ADMIN", ANN)
     get_settings.cache_clear()
     at = _as(BOB, "app.py")
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("views/settings.py").run()
     assert not at.exception, at.exception
     assert any("only its admin can change them" in i.value for i in at.info)
     changes = ("Save", "Save prices", "Restore default prices")
     assert all(b.disabled for b in at.button if b.label in changes) and len([b for b in at.button
                                                                              if b.label in changes]) == 3
     at = _as(ANN, "app.py")
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("views/settings.py").run()
     assert not any("only its admin" in i.value for i in at.info)
     [b for b in at.button if b.label == "Restore default prices"][0].click().run()
     assert not at.exception and _store().get_meta("price_table") is not None
@@ -133,7 +133,7 @@ def test_tampered_work_ids_are_refused(app_db: str) -> None:
         if share:
             guarded_store.share(guarded_store.guarded(_store(), ANN), ann_work, BOB)
         at = _as(BOB, "app.py", pending_delete=PendingDelete(ann_work, "Harbour"))
-        at.switch_page("pages/library.py").run()
+        at.switch_page("views/library.py").run()
         at.button(key="confirm_delete").click().run()
         assert not at.exception, at.exception
         assert _store().get_work(ann_work).title == "Harbour"

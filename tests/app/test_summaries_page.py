@@ -64,7 +64,7 @@ def embedded_llm(app_db: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _store():  # noqa: ANN202
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

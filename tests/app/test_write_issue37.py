@@ -21,7 +21,7 @@ BOOK = ["The dog went home and the man ran to the sled.", "The man said the dog 
 
 
 def _store():  # noqa: ANN202 - the page's own SqlStore
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

@@ -30,7 +30,7 @@ def looping(app_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_looping_draft_is_cut_and_says_so_above_the_whole_draft(looping: None) -> None:
-    from pages._shared import get_store
+    from views._shared import get_store
     at = AppTest.from_file(page("write.py"), default_timeout=60)
     at.run()
     at.text_input(key="new_title").input("The Egg")
@@ -50,7 +50,7 @@ def test_a_looping_draft_is_cut_and_says_so_above_the_whole_draft(looping: None)
 
 def test_a_looping_continuation_is_cut_with_its_note(looping: None) -> None:
     from core.services.library import import_book
-    from pages._shared import get_store
+    from views._shared import get_store
     import_book(get_store(), "egg.txt", ("CHAPTER I.\n\n" + GOOD).encode())
     at = AppTest.from_file(page("write.py"), default_timeout=60)
     at.run()

@@ -38,7 +38,7 @@ def _run() -> AppTest:
 
 
 def test_start_generate_edit_accept_continue_and_download(writing: list[FakeLLM]) -> None:
-    from pages._shared import get_store
+    from views._shared import get_store
     at = _run()
     at.text_input(key="new_title").input("The Egg")
     at.selectbox(key="new_arc").set_value("Icarus")
@@ -87,7 +87,7 @@ def test_start_generate_edit_accept_continue_and_download(writing: list[FakeLLM]
 def test_write_own_chapter_is_stored_as_written(writing: list[FakeLLM]) -> None:
     from core.services.write_service import start_story
     from core.write import WriteParams
-    from pages._shared import get_store
+    from views._shared import get_store
     store = get_store()
     work = start_story(store, "Mine", WriteParams("2", "Cinderella", use_kg=False))
     at = AppTest.from_file(page("write.py"), default_timeout=60)
@@ -119,7 +119,7 @@ def test_a_continuation_that_fails_midway_keeps_its_partial_text_to_save(app_db:
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from core.config import get_settings
     from core.services.library import import_book
-    from pages._shared import get_store
+    from views._shared import get_store
     register_provider("apptest", lambda model, **kw: BreaksMidway(
         lambda m, o: "The egg cracked at midnight and a small wet dragon blinked at the lamp.", model=model))
     monkeypatch.setenv("FABULA_LLM", "apptest:writer")
@@ -145,7 +145,7 @@ def test_a_story_started_after_a_book_gets_its_chapter_length(writing: list[Fake
     """The continuation form's 150 tokens must not follow the user to a new story (a chapter came out at 120
     words), and the writer is asked for at least the lower word count."""
     from core.domain import NewChapter, WorkKind
-    from pages._shared import get_store
+    from views._shared import get_store
     store = get_store()
     text = "Marley was dead, to begin with.\n\nScrooge signed the register."
     book = store.create_work("A book", None, WorkKind.BOOK, {}, [NewChapter("One", text, text.split("\n\n"))])

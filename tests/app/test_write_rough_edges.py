@@ -9,7 +9,7 @@ from core.llm import FakeLLM
 from core.services.write_service import Continuation
 from core.write.kid import Step
 from core.write.prompts import KG_HEADER
-from pages._state import ShownContinuation
+from views._state import ShownContinuation
 from tests.app.conftest import finish_jobs, page
 from tests.app.test_write_page import CHAPTER_ONE, writing  # noqa: F401 - the fixture
 
@@ -24,7 +24,7 @@ def _run() -> AppTest:
 
 
 def _store():  # noqa: ANN202
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 

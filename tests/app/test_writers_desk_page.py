@@ -56,7 +56,7 @@ def _ok(at: AppTest) -> AppTest:
 
 def _story_with_one_chapter(plan: bool = False) -> tuple[AppTest, int]:
     """A story started on the page, its chapter 1 written by hand (two paragraphs), stored through the job."""
-    from pages._shared import get_store
+    from views._shared import get_store
     at = AppTest.from_file(page("write.py"), default_timeout=60)
     _ok(at.run())
     at.text_input(key="new_title").input("The Egg")
@@ -71,7 +71,7 @@ def _story_with_one_chapter(plan: bool = False) -> tuple[AppTest, int]:
 
 
 def test_plan_bible_rewrite_manuscript_and_docx(writing: list[FakeLLM], downloads: dict[str, bytes]) -> None:
-    from pages._shared import get_store
+    from views._shared import get_store
     store = get_store()
     at, work_id = _story_with_one_chapter()
 
@@ -145,7 +145,7 @@ def test_plan_bible_rewrite_manuscript_and_docx(writing: list[FakeLLM], download
 
 def test_restore_and_a_stale_save_keeps_the_text(writing: list[FakeLLM]) -> None:
     from core.ingest import chunk_text
-    from pages._shared import get_store
+    from views._shared import get_store
     store = get_store()
     at, work_id = _story_with_one_chapter(plan=True)   # the manuscript is the desk's first view
     assert store.get_work(work_id).settings["plan"] is True              # planned from the start
@@ -178,7 +178,7 @@ def test_restore_and_a_stale_save_keeps_the_text(writing: list[FakeLLM]) -> None
 
 def test_a_failing_model_or_an_empty_plan_stores_nothing(app_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from core.config import get_settings
-    from pages._shared import get_store
+    from views._shared import get_store
 
     def reply(messages, options) -> str:  # noqa: ANN001
         if "PASSAGE TO REVISE" in messages[-1].content or "planner" in messages[0].content:
@@ -212,7 +212,7 @@ def test_a_failing_model_or_an_empty_plan_stores_nothing(app_db: str, monkeypatc
 def test_a_written_chapter_checked_against_its_plan(writing: list[FakeLLM]) -> None:
     from core.services import plan_service
     at, work_id = _story_with_one_chapter()
-    from pages._shared import get_store
+    from views._shared import get_store
     plan_service.edit_plan(get_store(), work_id, 1, beats="Elena finds a dragon egg in her field\n"
                                                          "A storm destroys the lighthouse", characters="Elena Voss")
     _ok(at.radio(key="desk_view").set_value("plan").run())
@@ -227,7 +227,7 @@ def test_a_written_chapter_checked_against_its_plan(writing: list[FakeLLM]) -> N
 def test_bible_search_new_card_and_seed_from_another_work(writing: list[FakeLLM]) -> None:
     from core.domain import NewChapter, WorkKind
     from core.services import bible_service
-    from pages._shared import get_store
+    from views._shared import get_store
     store = get_store()
     book = store.create_work("The First Book", None, WorkKind.BOOK, {},
                              [NewChapter("One", "Mara Quill sailed north.", ["Mara Quill sailed north."])])
@@ -255,7 +255,7 @@ def test_bible_search_new_card_and_seed_from_another_work(writing: list[FakeLLM]
 
 
 def test_paragraphs_are_cut_at_blank_lines_else_at_lines() -> None:
-    from pages._desk_rewrite import paragraphs
+    from views._desk_rewrite import paragraphs
     text = "  First one.\nstill first.\n\n\n  Second.  \n"
     assert [text[a:b] for a, b in paragraphs(text)] == ["First one.\nstill first.", "Second."]
     lines = "One line.\nAnother line.\nA third."

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.services import llm_service
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "settings.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "views" / "settings.py")
 SECRET = "sk-test-page-secret-987654"
 
 
@@ -42,7 +42,7 @@ def _button(at: AppTest, label: str):  # noqa: ANN202
 
 
 def _store():  # noqa: ANN202
-    from pages._shared import get_store
+    from views._shared import get_store
     return get_store()
 
 
@@ -117,7 +117,7 @@ def test_the_page_says_when_a_runtime_failed_its_test_run_on_this_cpu(page_env: 
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A native runtime whose probe died here is not used: the page says which runtime serves and why."""
     from core.llm import runtime_probe
-    from pages._shared import plain
+    from views._shared import plain
     monkeypatch.delenv("FABULA_LOCAL_RUNTIME", raising=False)
     monkeypatch.setenv("FABULA_PROBE_DIR", str(tmp_path / "probes"))
     monkeypatch.setattr(runtime_probe, "_verdicts", {})

@@ -19,25 +19,25 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_core_never_imports_ui_or_sql() -> None:
-    offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"streamlit", "sqlalchemy", "storage", "pages",
+    offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"streamlit", "sqlalchemy", "storage", "views",
                                                                    "alembic", "cli_commands"})
                  for p in (ROOT / "core").rglob("*.py")}
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
 def test_storage_depends_only_on_core_domain_side() -> None:
-    offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"streamlit", "pages", "cli_commands"})
+    offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"streamlit", "views", "cli_commands"})
                  for p in (ROOT / "storage").rglob("*.py")}
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
 def test_pages_do_not_touch_sql_directly() -> None:
     offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"sqlalchemy", "alembic"})
-                 for p in (ROOT / "pages").rglob("*.py")}
+                 for p in (ROOT / "views").rglob("*.py")}
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
-PRODUCT = ("core", "storage", "pages", "cli_commands")
+PRODUCT = ("core", "storage", "views", "cli_commands")
 
 
 def _module_graph() -> dict[str, set[str]]:

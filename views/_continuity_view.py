@@ -9,8 +9,8 @@ import streamlit as st
 from core.continuity.model import KIND_TITLES, Flag
 from core.services import continuity_service
 from core.store import Store
-from pages._state import CONT_DRAFT
-from pages._text import plain
+from views._state import CONT_DRAFT
+from views._text import plain
 
 
 def paragraph_spans(text: str) -> list[tuple[int, int]]:

@@ -12,9 +12,9 @@ from core.services import plan_service as ps
 from core.services import write_service as ws
 from core.store import Store
 from core.write.plan import ChapterPlan, arc_stage
-from pages._desk_common import done, small_model_note, writing_llm
-from pages._shared import plain
-from pages._state import Slot
+from views._desk_common import done, small_model_note, writing_llm
+from views._shared import plain
+from views._state import Slot
 
 SOURCES = {"planner": "planned by the model", "writer": "your plan", "outline": "the offline skeleton (no beats)"}
 

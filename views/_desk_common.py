@@ -9,8 +9,8 @@ from core.llm.registry import is_embedded
 from core.services import llm_service
 from core.services import write_service as ws
 from core.store import Store
-from pages._shared import plain
-from pages._state import Slot
+from views._shared import plain
+from views._state import Slot
 
 DONE: Slot[str | None] = Slot("desk_done", None)   # "Saved as revision 3", shown once after the rerun
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from pages._shared import plain
+from views._shared import plain
 
 NOT_SUPPORTED = "Not supported by the chapters you have read."
 EMBEDDED_NOTE = ("Answered with the book's own words: the embedded model cannot write reliable answers. A capable "

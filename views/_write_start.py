@@ -9,8 +9,8 @@ from core.services import llm_service
 from core.services import write_service as ws
 from core.store import Store
 from core.write import ARCS, PREMISES, WriteParams
-from pages._shared import plain, select_work
-from pages._state import WORK_ID, WRITE_OPEN_START, Slot
+from views._shared import plain, select_work
+from views._state import WORK_ID, WRITE_OPEN_START, Slot
 
 STARTED: Slot[tuple[int, str, int] | None] = Slot("write_started", None)   # (work id, title, chapters) just started
 MODEL_HELP = ("Who writes the chapters. `local:gemma3-270m` and `local:smollm2` are Fabula's own small models: "

@@ -15,11 +15,11 @@ from core.qa.params import ANSWER_PATHS, FACT_RANKINGS, PASSAGE_SEARCHES
 from core.services import narco_service, qa_service
 from core.services.guarded_store import is_read_only
 from core.services.llm_service import resolve_llm_name
-from pages._ask_answer import PATH_LABELS, render_answer
-from pages._jobs import job_panel, start_job
-from pages._position import past_place_warning, place_caption
-from pages._shared import get_store, pick_work_with_chapters, plain, select_work
-from pages._state import (
+from views._ask_answer import PATH_LABELS, render_answer
+from views._jobs import job_panel, start_job
+from views._position import past_place_warning, place_caption
+from views._shared import get_store, pick_work_with_chapters, plain, select_work
+from views._state import (
     ASK_OPEN_GRAPH,
     ASK_OPEN_READER,
     ASK_READER_UNAVAILABLE,
@@ -31,14 +31,14 @@ from pages._state import (
     GraphHighlight,
 )
 
-READER = "pages/read.py"
-GRAPH = "pages/graph.py"
+READER = "views/read.py"
+GRAPH = "views/graph.py"
 store = get_store()
 for flag, page in ((ASK_OPEN_READER, READER), (ASK_OPEN_GRAPH, GRAPH)):
     if flag.pop():
         try:
             st.switch_page(page)
-        except StreamlitPageNotFoundError:  # running outside app.py's navigation (AppTest, `streamlit run pages/…`)
+        except StreamlitPageNotFoundError:  # running outside app.py's navigation (AppTest, `streamlit run views/…`)
             ASK_READER_UNAVAILABLE.set(True)
 st.title("Ask the book")
 work_id, chapters = pick_work_with_chapters()

@@ -9,11 +9,11 @@ from streamlit.errors import StreamlitPageNotFoundError
 from core.continuity.model import FLAG_KINDS, KIND_TITLES
 from core.services import continuity_service
 from core.services.guarded_store import is_read_only
-from pages._continuity_view import reader_anchor, sentence_box
-from pages._shared import get_store, pick_work_with_chapters, plain, select_work
-from pages._state import CONT_NOTE, CONT_OPEN_READER, READ_CHAPTER, READ_HIGHLIGHT
+from views._continuity_view import reader_anchor, sentence_box
+from views._shared import get_store, pick_work_with_chapters, plain, select_work
+from views._state import CONT_NOTE, CONT_OPEN_READER, READ_CHAPTER, READ_HIGHLIGHT
 
-READER = "pages/read.py"
+READER = "views/read.py"
 store = get_store()
 if CONT_OPEN_READER.pop():
     try:
@@ -57,7 +57,7 @@ if status.with_states == 0:
     st.info("No story states yet: build the graph on the Graph page (the offline extractor reads them in the "
             "same pass), then come back. A graph built by an LLM extractor has none; rebuilding it offline adds them.")
     try:
-        st.page_link("pages/graph.py", label="Go to the Graph page", icon=":material/hub:")
+        st.page_link("views/graph.py", label="Go to the Graph page", icon=":material/hub:")
     except StreamlitPageNotFoundError:  # outside app.py's navigation (AppTest)
         pass
     st.stop()

@@ -11,10 +11,10 @@ from core.companion.xray import Card
 from core.services import companion_prose
 from core.services import companion_service as cs
 from core.store import Store
-from pages._position import move_place, place_of
-from pages._state import (READ_CHAPTER, READ_HIGHLIGHT, READ_PLACE_SEEN, READ_RECAP, READ_RECAP_ERROR,
+from views._position import move_place, place_of
+from views._state import (READ_CHAPTER, READ_HIGHLIGHT, READ_PLACE_SEEN, READ_RECAP, READ_RECAP_ERROR,
                           READ_SCROLL_TOP, READ_XRAY)
-from pages._text import plain
+from views._text import plain
 
 ICONS = {"character": ":material/person:", "location": ":material/place:", "organization": ":material/groups:",
          "object": ":material/category:", "event": ":material/event:"}

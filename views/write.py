@@ -8,18 +8,18 @@ from core.services import write_service as ws
 from core.services.background_jobs import saved_draft
 from core.services.guarded_store import is_read_only
 from core.write import DecodeParams
-from pages._continuity_view import draft_conflicts
-from pages._desk import desk_section
-from pages._jobs import job_panel, start_job
-from pages._shared import get_store, plain, work_picker
-from pages._state import (
+from views._continuity_view import draft_conflicts
+from views._desk import desk_section
+from views._jobs import job_panel, start_job
+from views._shared import get_store, plain, work_picker
+from views._state import (
     WRITE_DRAFT,
     WRITE_DRAFT_ID,
     WRITE_FINAL,
     WRITE_TEXT,
 )
-from pages._write_continue import continue_section
-from pages._write_start import start_section
+from views._write_continue import continue_section
+from views._write_start import start_section
 
 store = get_store()
 st.title("Write")

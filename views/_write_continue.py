@@ -15,9 +15,9 @@ from core.services import write_service as ws
 from core.store import StaleRevision, Store
 from core.write import ContinueParams, mode_names
 from core.write.kid import KidParams
-from pages._jobs import start_job
-from pages._shared import plain
-from pages._state import CONT_LOADED, CONT_PARTIAL, CONT_TEXT, CONTINUATION, ShownContinuation, Slot
+from views._jobs import start_job
+from views._shared import plain
+from views._state import CONT_LOADED, CONT_PARTIAL, CONT_TEXT, CONTINUATION, ShownContinuation, Slot
 
 T = TypeVar("T")
 
@@ -159,7 +159,7 @@ def continue_section(store: Store, work: Work, *, temperature: float, length: in
         if shown.saved_id and drop.button("Discard", key="cont_discard"):
             _forget(store, work_id, shown)
     st.caption(f"Chapter {index} has {len(store.chapter_revisions(work_id, index))} revision(s).")
-    if "arc" in work.settings:   # a story: its manuscript on the writer's desk has the downloads (pages/_desk*.py)
+    if "arc" in work.settings:   # a story: its manuscript on the writer's desk has the downloads (views/_desk*.py)
         return
     for column, fmt in zip(st.columns(3), ("md", "epub", "docx")):
         data, name, mime = ws.export_story(store, work_id, fmt)

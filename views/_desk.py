@@ -6,11 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from core.store import Store
-from pages._desk_common import show_done
-from pages._desk_bible import bible_view
-from pages._desk_manuscript import manuscript_view
-from pages._desk_plan import plan_view
-from pages._desk_rewrite import rewrite_view
+from views._desk_common import show_done
+from views._desk_bible import bible_view
+from views._desk_manuscript import manuscript_view
+from views._desk_plan import plan_view
+from views._desk_rewrite import rewrite_view
 
 VIEWS = {"manuscript": "Manuscript", "plan": "Plan", "bible": "Story bible", "rewrite": "Rewrite a passage"}
 

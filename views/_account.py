@@ -1,7 +1,7 @@
 """Sign-in on the pages: whether it is configured, who is signed in, the sign-in screen and the account menu.
 
 Sign-in is on when the Streamlit secrets have an [auth] section (README "Sign-in"); then every page gets the Store as
-the signed-in user may use it (pages._shared.get_store), and nothing runs for a visitor who has not signed in. Off,
+the signed-in user may use it (views._shared.get_store), and nothing runs for a visitor who has not signed in. Off,
 Fabula is the single-user local app and none of this shows.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.config import get_settings
 from core.services import access
-from pages._text import plain
+from views._text import plain
 
 
 def sign_in_on() -> bool:

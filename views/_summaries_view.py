@@ -9,7 +9,7 @@ import streamlit as st
 
 from core.services import summary_scores, summary_service as ss
 from core.summarize import EXTRACTIVE, MODE_LABELS
-from pages._shared import get_store, plain
+from views._shared import get_store, plain
 
 CHOICES = {EXTRACTIVE: "In the book's own words (extractive)", "kg": "Model, with the graph",
            "no_kg": "Model, chapter text only", "both": "Model, both side by side"}

@@ -10,11 +10,11 @@ from core.services.access import Access, ReadOnly
 from core.services.guarded_store import access_of
 from core.store import NotFound
 from core.wording import counted
-from pages._account import sign_in_on
-from pages._jobs import import_panel
-from pages._shared import get_store, plain, select_work
-from pages._sharing import share_popover
-from pages._state import (
+from views._account import sign_in_on
+from views._jobs import import_panel
+from views._shared import get_store, plain, select_work
+from views._sharing import share_popover
+from views._state import (
     IMPORTS_SEEN_BUSY,
     LIBRARY_OPEN_IMPORT,
     PENDING_DELETE,
@@ -104,7 +104,7 @@ if pending := PENDING_IMPORT.get():
         if opened:
             select_work(existing.id)
             READ_CHAPTER.set(1)
-            st.switch_page("pages/read.py")
+            st.switch_page("views/read.py")
         elif copied:
             run_import(name, data, pending_title, allow_copy=True)
 
@@ -115,7 +115,7 @@ with st.expander("Start a new story"):
                "your own), an arc and the chapter length there.")
     if st.button("Start a story on the Write page", key="library_new_story", icon=":material/edit_note:"):
         WRITE_OPEN_START.set(True)
-        st.switch_page("pages/write.py")
+        st.switch_page("views/write.py")
 
 
 def _forget_pending_delete() -> None:
@@ -159,7 +159,7 @@ for work in works:
         if read_col.button("Open", key=f"open_{work.id}", disabled=work.chapter_count == 0):
             select_work(work.id)
             READ_CHAPTER.set(1)
-            st.switch_page("pages/read.py")
+            st.switch_page("views/read.py")
         if level is Access.READ:
             rename_col.caption(f":material/lock: Read-only: shared with you by {plain(work.owner or 'the admin')}")
             continue

@@ -1,4 +1,4 @@
-"""The Graph page's sections (pages/graph.py composes them): build or update the graph, an entity's details and
+"""The Graph page's sections (views/graph.py composes them): build or update the graph, an entity's details and
 corrections, the relationship timeline of two characters. Each reads its widgets, calls kg_service / kg_views and
 renders; the widget keys are the page's."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from core.kg.types import EXTRACTORS, NODE_TYPES
 from core.services import kg_service, kg_views
 from core.services.guarded_store import is_read_only
 from core.store import Store
-from pages._jobs import start_job
-from pages._shared import plain
+from views._jobs import start_job
+from views._shared import plain
 
 
 def build_section(store: Store, work_id: int, busy: bool = False) -> kg_service.GraphStatus:

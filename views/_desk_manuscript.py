@@ -7,9 +7,9 @@ import streamlit as st
 
 from core.services import manuscript_service as ms
 from core.store import StaleRevision, Store
-from pages._desk_common import done
-from pages._shared import plain
-from pages._state import Slot
+from views._desk_common import done
+from views._shared import plain
+from views._state import Slot
 
 EXPORTS = (("md", "Markdown"), ("epub", "EPUB"), ("docx", "Word (.docx)"))
 

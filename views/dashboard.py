@@ -10,7 +10,7 @@ from core.metrics.extract import load_nlp
 from core.metrics.retention import METRIC_LABELS
 from core.services import retention_service as retention
 from core.wording import counted
-from pages._shared import get_store, plain, work_picker
+from views._shared import get_store, plain, work_picker
 
 KIND_LABELS = {"characters": "Characters", "relationships": "Relationships"}
 

@@ -11,8 +11,8 @@ import streamlit as st
 from core.llm import LLMError
 from core.services import llm_endpoints, llm_service
 from core.store import Store
-from pages._shared import plain
-from pages._state import KEY_KIND, KEY_ROLES, KEY_SECRET, KEY_TYPED, KEY_URL, LOCAL_ROLES, SETTINGS_DONE, Slot
+from views._shared import plain
+from views._state import KEY_KIND, KEY_ROLES, KEY_SECRET, KEY_TYPED, KEY_URL, LOCAL_ROLES, SETTINGS_DONE, Slot
 
 MAX_BUTTONS = 12  # more models than this: a list and one button
 _URL = re.compile(r"(https?://[^\s,;)]+[^\s,;).])")

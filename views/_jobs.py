@@ -15,8 +15,8 @@ import streamlit as st
 from core.services import background, imports
 from core.services.guarded_store import is_read_only
 from core.store import NotFound, Store
-from pages._shared import plain, select_work
-from pages._state import IMPORTS_SEEN_BUSY, READ_CHAPTER, job_seen_busy
+from views._shared import plain, select_work
+from views._state import IMPORTS_SEEN_BUSY, READ_CHAPTER, job_seen_busy
 
 POLL_S = 2.0
 RUNNING = {"kg_build": "Building the graph", "narco": "Connecting passages", "summaries": "Writing summaries",
@@ -168,7 +168,7 @@ def _render_import(store: Store, job: imports.ImportJob) -> None:
                 imports.dismiss(store, job.key)
                 select_work(job.work_id)
                 READ_CHAPTER.set(1)
-                st.switch_page("pages/read.py")
+                st.switch_page("views/read.py")
             right.button("Dismiss", key=f"import_dismiss_{key}", on_click=imports.dismiss, args=(store, job.key))
         return
     label = ("This file is already in the library" if job.state == "duplicate"

@@ -9,9 +9,9 @@ from core.services import summary_service as ss
 from core.services.guarded_store import is_read_only
 from core.services.llm_service import resolve_llm_name
 from core.summarize import EXTRACTIVE, MODEL_MODES, SummaryParams, target_words
-from pages._jobs import job_panel, start_job
-from pages._shared import get_store, pick_work_with_chapters, plain
-from pages._summaries_view import (CHOICES, EMBEDDED_NOTE, EXTRACTIVE_NOTE, default_choice, render_scores,
+from views._jobs import job_panel, start_job
+from views._shared import get_store, pick_work_with_chapters, plain
+from views._summaries_view import (CHOICES, EMBEDDED_NOTE, EXTRACTIVE_NOTE, default_choice, render_scores,
                                    render_summary)
 
 store = get_store()

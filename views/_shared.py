@@ -7,21 +7,8 @@ from core.config import get_settings
 from core.domain import ChapterInfo
 from core.services.guarded_store import guarded, is_read_only
 from core.store import Store
-from pages._state import URL_WRITTEN, WORK_ID, WORK_PICKED, Slot
-from pages._text import plain, plain_with_italics  # noqa: F401 - the pages' text helpers, shared from here
-
-try:  # Streamlit quirk, see below; a private attribute, so tolerate its absence in later versions.
-    from streamlit.runtime.pages_manager import PagesManager
-
-    # With a pages/ folder beside app.py, a freshly started server serves its first request in the legacy
-    # multipage mode until app.py has called st.navigation once. If that first request is a deep link
-    # (/ask), the page runs without app.py (no menu, no sample book). Every page imports this module, so switching
-    # the legacy mode off here, and rerunning at once (below), sends that first request through app.py too.
-    _LEGACY_RUN = bool(PagesManager.uses_pages_directory)
-    PagesManager.uses_pages_directory = False
-except ImportError:  # pragma: no cover
-    _LEGACY_RUN = False
-
+from views._state import URL_WRITTEN, WORK_ID, WORK_PICKED, Slot
+from views._text import plain, plain_with_italics  # noqa: F401 - the pages' text helpers, shared from here
 
 @st.cache_resource(show_spinner=False)
 def raw_store() -> Store:  # a storage.repository.SqlStore, built here: pages are a composition root
@@ -34,7 +21,7 @@ def get_store() -> Store:
     """The Store for this run of a page: the plain one in local mode; with sign-in configured, the Store as the
     signed-in user may use it (core.services.guarded_store: every work id is checked, whatever its source), and for
     a visitor who has not signed in, the sign-in screen and nothing else."""
-    from pages import _account
+    from views import _account
     store = raw_store()
     if not _account.sign_in_on():
         return store
@@ -125,7 +112,3 @@ def pick_work_with_chapters(label: str = "Work") -> tuple[int, list[ChapterInfo]
         st.info("This work has no chapters yet.")
         st.stop()
     return work_id, chapters
-
-
-if _LEGACY_RUN:  # the first run of a fresh server: once more, through app.py (this import is redone then)
-    st.rerun()

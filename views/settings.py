@@ -7,9 +7,9 @@ import streamlit as st
 from core.llm import LLMError
 from core.services import llm_service
 from core.services.guarded_store import can_change_settings
-from pages._settings_keys import keys_section, local_servers_section
-from pages._shared import get_store, plain
-from pages._state import PRICE_TABLE
+from views._settings_keys import keys_section, local_servers_section
+from views._shared import get_store, plain
+from views._state import PRICE_TABLE
 
 store = get_store()
 st.title("Settings")
@@ -80,7 +80,7 @@ if st.button("Use the environment's settings (FABULA_LLM…)", disabled=locked o
     llm_service.clear_role_assignment(store)
     st.rerun()
 
-# -- keys and servers typed in here (pages/_settings_keys.py) ------------------------------------------------------
+# -- keys and servers typed in here (views/_settings_keys.py) ------------------------------------------------------
 keys_section(store, locked)
 
 # -- connection test ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import streamlit as st
 from core.companion.store import ReadingPosition
 from core.services import companion_service as cs
 from core.store import NotFound, Store
-from pages._text import plain
+from views._text import plain
 
 
 def place_of(store: Store, work_id: int | None) -> ReadingPosition | None:

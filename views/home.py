@@ -6,8 +6,8 @@ import streamlit as st
 
 from core.config import get_settings
 from core.services import library, llm_service
-from pages._shared import get_store, select_work
-from pages._state import LIBRARY_OPEN_IMPORT, READ_CHAPTER, WRITE_OPEN_START
+from views._shared import get_store, select_work
+from views._state import LIBRARY_OPEN_IMPORT, READ_CHAPTER, WRITE_OPEN_START
 
 store = get_store()
 st.title("Fabula")
@@ -29,21 +29,21 @@ with sample_col.container(border=True, height="stretch"):
         assert sample is not None  # restore=True finds the book or imports it again (an import error raises)
         select_work(sample.id)
         READ_CHAPTER.set(1)
-        st.switch_page("pages/read.py")
+        st.switch_page("views/read.py")
 with import_col.container(border=True, height="stretch"):
     st.markdown("**Import a book**")
     st.caption(f"A .txt, .md, .epub, Word .docx or text .pdf file of up to {get_settings().max_upload_mb} MB; "
                "chapters are found from its headings.")
     if st.button("Import a book", key="home_import", icon=":material/upload_file:"):
         LIBRARY_OPEN_IMPORT.set(True)
-        st.switch_page("pages/library.py")
+        st.switch_page("views/library.py")
 with story_col.container(border=True, height="stretch"):
     st.markdown("**Start a story**")
     st.caption("Choose a premise (or write your own) and an arc; Fabula plans and writes it chapter by chapter "
                "with you, and you edit or write any chapter yourself.")
     if st.button("Start a story", key="home_story", icon=":material/edit_note:"):
         WRITE_OPEN_START.set(True)
-        st.switch_page("pages/write.py")
+        st.switch_page("views/write.py")
 
 st.subheader("What the embedded models can do", anchor=False)
 st.markdown(
@@ -61,4 +61,4 @@ st.markdown(
 local = sorted({row["role"] for row in llm_service.effective_roles(store) if row["llm"].startswith("local:")})
 st.caption(("Now served by an embedded model: " + ", ".join(local) + "." if local else
             "Every role is served by a model you chose.") + " Choose a model for each role in Settings.")
-st.page_link("pages/settings.py", label="Settings: choose your models", icon=":material/settings:")
+st.page_link("views/settings.py", label="Settings: choose your models", icon=":material/settings:")

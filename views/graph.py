@@ -10,12 +10,12 @@ import streamlit as st
 from core.kg.export import FORMATS
 from core.kg.types import NODE_TYPES
 from core.services import bible_service, kg_views
-from pages._graph_component import graph_view
-from pages._graph_sections import build_section, details_section, timeline_section
-from pages._jobs import job_panel
-from pages._position import past_place_warning, place_caption
-from pages._shared import get_store, work_picker
-from pages._state import (
+from views._graph_component import graph_view
+from views._graph_sections import build_section, details_section, timeline_section
+from views._jobs import job_panel
+from views._position import past_place_warning, place_caption
+from views._shared import get_store, work_picker
+from views._state import (
     KG_AS_OF,
     KG_DRAWING,
     KG_EXPORT_FORMAT,

@@ -11,9 +11,9 @@ import streamlit as st
 from core.llm import LLMError
 from core.services import rewrite_service as rs
 from core.store import Store
-from pages._desk_common import done, small_model_note, writing_llm
-from pages._shared import plain
-from pages._state import Slot
+from views._desk_common import done, small_model_note, writing_llm
+from views._shared import plain
+from views._state import Slot
 
 KIND_LABELS = {"rewrite": "Rewrite", "expand": "Expand", "shorten": "Shorten", "tone": "Change the tone"}
 _BLOCK = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")   # lines with text, up to a blank line

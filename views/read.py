@@ -11,10 +11,10 @@ from core.services.continuity_service import list_flags
 from core.services.guarded_store import is_read_only
 from core.services.library import edit_chapter
 from core.store import NotFound, StaleRevision
-from pages._continuity_view import flag_note, flags_by_paragraph
-from pages._reader import opening_chapter, place_bar, recap_section, xray_panel
-from pages._shared import get_store, keep_in_url, plain, plain_with_italics, select_work, url_link, work_picker
-from pages._state import (
+from views._continuity_view import flag_note, flags_by_paragraph
+from views._reader import opening_chapter, place_bar, recap_section, xray_panel
+from views._shared import get_store, keep_in_url, plain, plain_with_italics, select_work, url_link, work_picker
+from views._state import (
     READ_CHAPTER,
     READ_EDIT_ERROR,
     READ_EDIT_SAVED,

@@ -7,7 +7,7 @@ from streamlit.delta_generator import DeltaGenerator
 from core.domain import Work
 from core.services import guarded_store
 from core.store import NotFound, Store
-from pages._shared import plain
+from views._shared import plain
 
 
 def share_popover(container: DeltaGenerator, store: Store, work: Work) -> None:
