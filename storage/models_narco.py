@@ -59,3 +59,19 @@ class TextVectorRow(Base):
     key: Mapped[str] = mapped_column(String(40), primary_key=True)
     dim: Mapped[int] = mapped_column(Integer)
     vector: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SentenceVectorRow(Base):
+    """The embedding of one sentence of a passage (migration 0013; split by core.ingest.sentences.split_sentences,
+    as the extractive reader splits a cited passage), so answering looks the cited sentences up by the text's SHA-1
+    instead of embedding them. Hangs off its chunk (ON DELETE CASCADE): a removed work or edited chapter leaves no
+    rows behind."""
+
+    __tablename__ = "sentence_vectors"
+    __table_args__ = (Index("ix_sentence_vectors_model_key", "model", "key"),)
+    chunk_id: Mapped[int] = mapped_column(ForeignKey("chunks.id", ondelete="CASCADE"), primary_key=True)
+    model: Mapped[str] = mapped_column(String(100), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(40))
+    dim: Mapped[int] = mapped_column(Integer)
+    vector: Mapped[bytes] = mapped_column(LargeBinary)

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, aliased
 from core.narco.types import NewQuestionEdge, QuestionEdge
 from storage.models import ChapterRow, ChunkRow, utcnow
 from storage.models_kg import KgStateRow
-from storage.models_narco import ChunkVectorRow, NarcoEdgeRow, NarcoNodeRow, TextVectorRow
+from storage.models_narco import ChunkVectorRow, NarcoEdgeRow, NarcoNodeRow, SentenceVectorRow, TextVectorRow
 
 
 def _blob(vector: np.ndarray | None) -> bytes | None:
@@ -126,6 +126,43 @@ class NarcoRepository:
                                                       TextVectorRow.key.in_(keys[start:start + 500])))
             s.execute(insert(TextVectorRow), [{"model": model, "key": k, "dim": int(np.asarray(v).shape[-1]),
                                                "vector": _blob(v)} for k, v in vectors.items()])
+
+    # ---- embeddings of each passage's sentences --------------------------------------------------------------
+    def sentence_vectors(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored sentence vectors among `keys` (SHA-1 hex of the sentences) under `model`, whichever passage
+        holds them (the same sentence in two passages has the same vector)."""
+        out: dict[str, np.ndarray] = {}
+        wanted = list(dict.fromkeys(keys))
+        with self.session() as s:
+            for start in range(0, len(wanted), 500):  # stay under SQLite's bound-parameter limit
+                q = select(SentenceVectorRow.key, SentenceVectorRow.vector).where(
+                    SentenceVectorRow.model == model, SentenceVectorRow.key.in_(wanted[start:start + 500]))
+                out.update({k: np.frombuffer(blob, dtype=np.float32) for k, blob in s.execute(q)})
+        return out
+
+    def put_sentence_vectors(self, model: str, vectors: Mapping[int, Sequence[tuple[str, np.ndarray]]]) -> None:
+        """Replace the sentence vectors of the given chunks: chunk id -> [(SHA-1 of the sentence, vector)] in
+        reading order."""
+        if not vectors:
+            return
+        ids = list(vectors)
+        rows = [{"chunk_id": cid, "model": model, "position": i, "key": key, "dim": int(np.asarray(v).shape[-1]),
+                 "vector": _blob(v)} for cid, pairs in vectors.items() for i, (key, v) in enumerate(pairs)]
+        with self.session() as s:
+            for start in range(0, len(ids), 500):
+                s.execute(delete(SentenceVectorRow).where(SentenceVectorRow.model == model,
+                                                          SentenceVectorRow.chunk_id.in_(ids[start:start + 500])))
+            if rows:
+                s.execute(insert(SentenceVectorRow), rows)
+
+    def sentence_vector_chunks(self, work_id: int, model: str) -> set[int]:
+        """Ids of the work's chunks whose sentences are embedded under `model`."""
+        q = (select(SentenceVectorRow.chunk_id).distinct()
+             .join(ChunkRow, SentenceVectorRow.chunk_id == ChunkRow.id)
+             .join(ChapterRow, ChunkRow.chapter_id == ChapterRow.id)
+             .where(ChapterRow.work_id == work_id, SentenceVectorRow.model == model))
+        with self.session() as s:
+            return set(s.scalars(q))
 
     # ---- cache key -----------------------------------------------------------------------------------------
     def qa_signature(self, work_id: int) -> tuple[int, ...]:

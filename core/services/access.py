@@ -102,6 +102,7 @@ READS = frozenset({
     "get_work", "list_chapters", "get_chapter", "chapter_revisions", "list_chunks", "get_analyses", "latest_job",
     "kg_extracted_chapters", "kg_chapter_stats", "kg_name_counts", "kg_name_edges", "kg_aliases", "kg_triples",
     "kg_entities", "kg_decisions", "kg_state", "narco_edges", "narco_built", "chunk_vectors", "qa_signature",
+    "sentence_vector_chunks",   # which passages' sentences are embedded (issue 31)
     "summary_history", "get_task", "work_sharing",
     "states_chapters", "states_list", "flags_list", "intended_keys",   # continuity (issue 32)
     # a reader's own place in a work (issue 33): the guarded store stamps the signed-in user on both
@@ -122,6 +123,7 @@ CHANGES = frozenset({
 UNSCOPED = frozenset({
     "create_work", "list_works", "find_works_by_content", "works_shared_with", "list_tasks", "get_job", "llm_usage",
     "get_meta", "set_meta", "put_chunk_vectors", "text_vectors", "put_text_vectors",
+    "sentence_vectors", "put_sentence_vectors",
 })
 
 

@@ -5,7 +5,7 @@
     store.get_work(7)           # NotFound unless Bob may open work 7
     store.delete_work(7)        # ReadOnly when work 7 is only shared with him; nothing changed
 
-The entry points (pages/_shared.get_store, cli_commands.open_store) hand this to the services when sign-in is
+The entry points (views/_shared.get_store, cli_commands.open_store) hand this to the services when sign-in is
 configured, so a work id from a URL, session state, a form or the command line meets the same check whatever page or
 command it reaches. Also here: the owner's sharing use cases (share, unshare, list).
 
@@ -245,6 +245,15 @@ class GuardedStore(Store):
 
     def put_text_vectors(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
         self._inner.put_text_vectors(model, vectors)
+
+    def sentence_vectors(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        return self._inner.sentence_vectors(model, keys)
+
+    def put_sentence_vectors(self, model: str, vectors: Mapping[int, Sequence[tuple[str, np.ndarray]]]) -> None:
+        self._inner.put_sentence_vectors(model, vectors)
+
+    def sentence_vector_chunks(self, work_id: int, model: str) -> set[int]:
+        return self._guard("sentence_vector_chunks", work_id).sentence_vector_chunks(work_id, model)
 
     # ---- SummaryStore ---------------------------------------------------------------------------------------------
     def summary_add(self, work_id: int, chapter_index: int, summary: NewSummary) -> StoredSummary:

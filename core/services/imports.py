@@ -130,8 +130,10 @@ def _run(store: Store, job: ImportJob, filename: str, data: bytes) -> None:
 
 def embed_soon(store: Store, work_id: int) -> None:
     """Embed a newly imported work's passages in the worker now, so its first question is as fast as the later ones
-    (a new novel's first answer took 31.7 s, mostly this). Ask waits for it rather than embedding twice
-    (qa_corpus.ensure_vectors holds a lock per work); a failure only means Ask embeds on its first question."""
+    (a new novel's first answer took 31.7 s, mostly this), then each passage's sentences, which the extractive answer
+    reads instead of embedding its cited sentences (issue 31). Ask waits for the passages rather than embedding twice
+    (qa_corpus.ensure_vectors holds a lock per work), never for the sentences (their own lock); a failure only means
+    Ask embeds what is missing when asked."""
     def run() -> None:
         try:
             ensure_vectors(store, work_id)

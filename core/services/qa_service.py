@@ -26,8 +26,9 @@ from core.qa.extract import Extraction, embed_sentences, extract_answer
 from core.qa.prompts import lead_with, render_prompt
 from core.qa.support import AnswerSupport, check_support
 from core.services.qa_global import answer_globally
-from core.services.qa_corpus import (EMBED_MODEL, ProgressFn, attach_meaning_vectors, ensure_vectors,  # noqa: F401
-                                     load_corpus, needs_meaning_vectors, needs_vectors)
+from core.services.qa_corpus import (EMBED_MODEL, Embed, ProgressFn, attach_meaning_vectors,  # noqa: F401
+                                     ensure_vectors, load_corpus, needs_meaning_vectors, needs_vectors, stored_embed,
+                                     cut_sentences)
 from core.store import NotFound, Store
 
 _SAME_PARAGRAPH = r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"  # white space within one paragraph (no blank line)
@@ -100,9 +101,12 @@ class Asker:
     """Answers questions about works with one answering LLM (resolved once), for one question or a batch."""
 
     def __init__(self, store: Store, llm: LLM | None = None, *, llm_override: str | None = None,
-                 dry_run: bool = False) -> None:
+                 dry_run: bool = False, embed: Embed = embed_sentences) -> None:
+        """`embed` embeds what the store lacks (MiniLM, remembered per process): the sentences of the cited passages
+        are read from the store's sentence vectors (stored at import) first."""
         from core.services import llm_service
         self.store, self.dry_run = store, dry_run
+        self._fallback, self._embed = embed, stored_embed(store, embed)
         if llm is None:
             self.llm: LLM = llm_service.build_llm(store, "answering", llm_override)
             spec = llm_service.resolve_llm_name(store, "answering", llm_override)
@@ -131,7 +135,7 @@ class Asker:
             params.mode == "rag" and params.passage_search == "bm25"))
         corpus = load_corpus(self.store, work_id)
         if retrieves and corpus.passage_vectors is None and corpus.passages:
-            ensure_vectors(self.store, work_id)
+            ensure_vectors(self.store, work_id, sentences=False)  # sentences: embedded on demand, stored at import
             corpus = load_corpus(self.store, work_id)
         if meaning:
             attach_meaning_vectors(self.store, corpus)  # embedded once per fact text, then read from the store
@@ -156,7 +160,8 @@ class Asker:
             plan.notes.append("This work has no knowledge graph yet: build it on the Graph page (or `kg build`).")
         t2 = time.perf_counter()
         view = corpus.upto(upto)
-        extraction = extract_answer(plan.question, plan.citations, view=view, query_vec=query_vec)
+        embed = stored_embed(self.store, self._fallback, cut_sentences(plan.citations, corpus))
+        extraction = extract_answer(plan.question, plan.citations, view=view, query_vec=query_vec, embed=embed)
         timings["extract_ms"] = _ms(t2)
         path = self.answer_path(params)
         answer = raw = None
@@ -183,7 +188,7 @@ class Asker:
         if answer is not None:
             t4 = time.perf_counter()
             support = check_support(answer, [c.text for c in plan.citations], question=plan.question,
-                                    entities=corpus.entities, embed=embed_sentences)
+                                    entities=corpus.entities, embed=self._embed)
             timings["support_ms"] = _ms(t4)
         by = "llm" if isinstance(verbalizer, LLMVerbalizer) and verbalizer.used_llm else "template"
         return QAResult(" ".join(question.split()), params.mode, upto, answer, plan, self.llm.name, raw, by, timings,
@@ -205,7 +210,7 @@ class Asker:
         answer, raw = generate_answer(llm, render_prompt(" ".join(quotes), [], question), params.answer_tokens)
         if not answer.strip():
             return None, raw
-        support = check_support(answer, quotes, question=question, entities=corpus.entities, embed=embed_sentences)
+        support = check_support(answer, quotes, question=question, entities=corpus.entities, embed=self._embed)
         support.question_missing = ()  # the question's names were found in the cited passages (the extraction's
         return (answer, raw) if support.supported else (None, raw)  # check), not necessarily in the one quote
 

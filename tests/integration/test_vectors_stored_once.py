@@ -84,7 +84,7 @@ def test_a_new_process_asking_in_rag_mode_embeds_only_the_question(store, db_url
     passages = [c.text for c in store.list_chunks(work.id)]
     assert len(passages) == 42
     assert qa_service.needs_vectors(store, work.id)
-    assert qa_service.ensure_vectors(store, work.id) == 42
+    assert qa_service.ensure_vectors(store, work.id, sentences=False) == 42  # sentences: test_sentence_vectors
     assert sorted(embedder.texts) == sorted(passages)  # each passage once
     stored = store.chunk_vectors(work.id, qa_service.EMBED_MODEL)
     embedder.calls.clear()
