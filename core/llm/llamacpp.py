@@ -75,17 +75,20 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return common
 
 
-def available() -> bool:
-    """Whether llama-cpp-python imports here (`runtimes` decides whether it serves)."""
+def available(*, warn: bool = True) -> bool:
+    """Whether llama-cpp-python imports here (`runtimes` decides whether it serves). Missing, it is logged once as a
+    warning when it would have served; `warn=False` (the set-up asking whether to make its files, where OpenVINO
+    serves and llama.cpp is built only when needed) says nothing."""
     global _missing_logged
     try:
         import llama_cpp  # noqa: F401
         close_llama_cpp_files_at_exit()
         logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's own chatter (loads, quantizer)
     except Exception as exc:  # noqa: BLE001 - a broken build counts as missing, the slow path still works
-        if not _missing_logged:
-            log.warning("llama-cpp-python is not usable here (%s): the embedded models generate with transformers, "
-                        "several times slower. `bash scripts/dev.sh setup` installs it.", exc)
+        if warn and not _missing_logged:
+            log.warning("llama-cpp-python is not usable here (%s): where OpenVINO cannot run, the embedded models "
+                        "generate with transformers, several times slower. `FABULA_WITH_LLAMA_CPP=1 bash "
+                        "scripts/dev.sh setup` builds it.", exc)
             _missing_logged = True
         return False
     return True

@@ -76,7 +76,7 @@ class LocalLLM:
         return local_models.loaded(self.model_name)
 
     def load(self) -> LoadedModel:
-        """Load now (from memory, the disk cache or the GGUF) and report where from and how long it took."""
+        """Load now (from memory, else dequantized from the GGUF) and report where from and how long it took."""
         loaded = load_local_model(self.model_name, self.cache_dir)
         self._tokenizer = None  # from now on the model's own tokenizer is used
         return loaded

@@ -1,13 +1,16 @@
 """The packaged local models: where their GGUF files are, and loading them at most once per process.
 
-Loading a GGUF through transformers dequantizes every tensor (SmolLM2 ~17 s, Gemma 3 270M ~47 s on 2 cores), so
-the first load saves the dequantized float32 model with `save_pretrained` under `<cache_dir>/models/<name>/`; later
-processes load that in under 3 s. The cache is written to a temporary folder and renamed into place, with a marker
-file written last, so a killed first run never leaves a half cache that later runs trust.
+The float32 model (the transformers path: KID, scoring, the OpenVINO export, the last-resort fallback) lives in
+memory only: each process that needs it dequantizes the packaged GGUF again (SmolLM2 ~14 s, Gemma 3 270M ~50 s
+on 2 cores, against 2.6 s and 4.6 s from a saved copy: issue 35). Earlier versions saved it with `save_pretrained`
+under `<cache_dir>/models/<name>/` (1.6 GB for the two models, read by no default path: generation runs on OpenVINO or
+llama.cpp); such a copy is removed on the next load or `cli.py llm prepare` (`remove_old_copies`), so an upgraded
+install shrinks too.
 
 Counting tokens (a dry run, prompt budgets) needs only the tokenizer: `load_local_tokenizer` reads it alone (from
-the cache folder when there is one, else from the GGUF's metadata), never building or dequantizing the model; once the
-model is loaded its own tokenizer is used.
+`<cache_dir>/tokenizers/<name>/` when there is one, else from the GGUF's metadata, then saved there: a few MB, and
+Gemma's 262k-entry vocabulary takes 30-90 s to convert), never building or dequantizing the model; the model load
+uses the same tokenizer.
 """
 from __future__ import annotations
 
@@ -86,7 +89,7 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
 class LoadedModel:
     model: Any  # transformers PreTrainedModel (torch imported lazily so `import core.llm` stays light)
     tokenizer: Any
-    source: str  # "gguf" (dequantized now), "disk cache" or "memory"
+    source: str  # "gguf" (dequantized now) or "memory"
     seconds: float
 
 
@@ -113,12 +116,37 @@ def spec_for(name: str) -> LocalModelSpec:
                              provider="local") from None
 
 
-def cached_model_dir(name: str, cache_dir: Path) -> Path:
+def old_copy_dir(name: str, cache_dir: Path) -> Path:
+    """Where versions before issue 35 saved the float32 model (never written now)."""
     return Path(cache_dir) / "models" / name
 
 
-def is_cached(name: str, cache_dir: Path) -> bool:
-    return (cached_model_dir(name, cache_dir) / CACHE_MARKER).is_file()
+def remove_old_copies(cache_dir: Path) -> int:
+    """Delete the float32 copies earlier versions saved under `<cache_dir>/models/` (the packaged models' folders
+    and their scratch leftovers; anything else there is left alone), and the folder once empty. Returns the bytes
+    freed; a folder that cannot be removed is logged and ignored (it costs disk, nothing else: no path reads it)."""
+    folder = Path(cache_dir) / "models"
+    if not folder.is_dir():
+        return 0
+    freed = 0
+    for entry in folder.iterdir():
+        ours = entry.name in LOCAL_MODELS or any(entry.name.startswith(f".{name}-") for name in LOCAL_MODELS)
+        if not ours or not entry.is_dir():
+            continue
+        size = sum(f.stat().st_size for f in entry.rglob("*") if f.is_file())
+        try:
+            shutil.rmtree(entry)
+        except OSError as exc:
+            log.warning("the old float32 copy %s could not be removed (%s); nothing reads it", entry, exc)
+            continue
+        freed += size
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # not empty: someone else's files
+    if freed:
+        log.info("removed the float32 model copies of an earlier version from %s (%.0f MB)", folder, freed / 1e6)
+    return freed
 
 
 def is_loaded(name: str) -> bool:
@@ -210,7 +238,8 @@ def _configure_torch() -> None:
 
 
 def load_local_model(name: str, cache_dir: Path) -> LoadedModel:
-    """The model and tokenizer for `name`: from memory, else the disk cache, else the package's GGUF (then cached)."""
+    """The model and tokenizer for `name`: from memory, else dequantized from the package's GGUF (kept in memory
+    only; the tokenizer from its small disk cache)."""
     spec = spec_for(name)
     with _lock:
         if name in _loaded:
@@ -218,19 +247,11 @@ def load_local_model(name: str, cache_dir: Path) -> LoadedModel:
             _used[name] = time.monotonic()
             return LoadedModel(hit.model, hit.tokenizer, "memory", 0.0)
         _configure_torch()
+        remove_old_copies(cache_dir)
         start = time.perf_counter()
-        target = cached_model_dir(name, cache_dir)
-        model = tokenizer = None
-        if is_cached(name, cache_dir):
-            try:
-                model, tokenizer = _from_folder(target)
-                source = "disk cache"
-            except Exception as exc:  # noqa: BLE001 - a damaged cache is rebuilt, not fatal
-                log.warning("model cache %s is unreadable (%s); rebuilding it from the GGUF", target, exc)
-                shutil.rmtree(target, ignore_errors=True)
-        if model is None:
-            model, tokenizer = _from_gguf(spec, target)
-            source = "gguf"
+        tokenizer = load_local_tokenizer(name, cache_dir)
+        model = _from_gguf(spec, Path(cache_dir))
+        source = "gguf"
         model.eval()
         seconds = round(time.perf_counter() - start, 3)
         _loaded[name] = LoadedModel(model, tokenizer, source, seconds)
@@ -242,7 +263,7 @@ def load_local_model(name: str, cache_dir: Path) -> LoadedModel:
 
 def load_local_tokenizer(name: str, cache_dir: Path) -> Any:
     """The tokenizer for `name` without its weights: the loaded model's if there is one, else read once per process
-    from the disk cache (or, before the first load, from the package's GGUF). Nothing is dequantized or cached."""
+    from its disk cache (or, the first time, from the package's GGUF, then saved there). Nothing is dequantized."""
     spec = spec_for(name)
     if name in _loaded:
         return _loaded[name].tokenizer
@@ -253,15 +274,15 @@ def load_local_tokenizer(name: str, cache_dir: Path) -> Any:
             return _tokenizers[name]
         start = time.perf_counter()
         tokenizer, source = None, "gguf"
-        target = cached_model_dir(name, cache_dir)
-        for folder in (target, Path(cache_dir) / "tokenizers" / name):
-            if tokenizer is None and (folder / CACHE_MARKER).is_file():
-                try:
-                    tokenizer, source = _tokenizer_from_folder(folder), "disk cache"
-                except Exception as exc:  # noqa: BLE001 - a damaged cache: the GGUF still has the tokenizer
-                    log.warning("cache %s has no readable tokenizer (%s); reading it from the GGUF", folder, exc)
+        folder = Path(cache_dir) / "tokenizers" / name
+        if (folder / CACHE_MARKER).is_file():
+            try:
+                tokenizer, source = _tokenizer_from_folder(folder), "disk cache"
+            except Exception as exc:  # noqa: BLE001 - a damaged cache: the GGUF still has the tokenizer
+                log.warning("cache %s has no readable tokenizer (%s); reading it from the GGUF", folder, exc)
+                shutil.rmtree(folder, ignore_errors=True)  # written again, whole, from the GGUF
         if tokenizer is None:
-            tokenizer = _tokenizer_from_gguf(spec, target)
+            tokenizer = _tokenizer_from_gguf(spec, Path(cache_dir))
         log.info("tokenizer of %s read from the %s in %.2f s (no weights)", name, source, time.perf_counter() - start)
         _tokenizers[name] = tokenizer
         return tokenizer
@@ -283,15 +304,16 @@ def _tokenizer_from_folder(folder: Path) -> Any:
     return transformers.AutoTokenizer.from_pretrained(folder)
 
 
-def _tokenizer_from_gguf(spec: LocalModelSpec, target: Path) -> Any:
-    """The tokenizer from the GGUF's metadata (no tensors are read), saved beside the model cache so the next
-    process reads it in well under a second (Gemma 3's 262k-entry vocabulary takes seconds to convert)."""
+def _tokenizer_from_gguf(spec: LocalModelSpec, cache_dir: Path) -> Any:
+    """The tokenizer from the GGUF's metadata (no tensors are read), saved under `<cache_dir>/tokenizers/` so the
+    next process reads it in well under a second (Gemma 3's 262k-entry vocabulary takes seconds to convert)."""
     import transformers
     from transformers import AutoTokenizer
     transformers.utils.logging.disable_progress_bar()
-    gguf = gguf_file(spec.name, target.parent.parent)
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    _save_tokenizer(tokenizer, spec.name, target.parent.parent)
+    gguf = gguf_file(spec.name, cache_dir)
+    with python_output(f"reading the tokenizer of {spec.name}"):
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    _save_tokenizer(tokenizer, spec.name, cache_dir)
     return tokenizer
 
 
@@ -331,43 +353,22 @@ def gguf_file(name: str, cache_dir: Path) -> Path:
     return target
 
 
-def _from_folder(folder: Path) -> tuple[Any, Any]:
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    with python_output(f"loading {folder.name}"):  # a progress bar per load
-        tokenizer = AutoTokenizer.from_pretrained(folder)
-        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
-    return model, tokenizer
-
-
-def _from_gguf(spec: LocalModelSpec, target: Path) -> tuple[Any, Any]:
+def _from_gguf(spec: LocalModelSpec, cache_dir: Path) -> Any:
+    """The float32 model dequantized from the GGUF, in memory; nothing is written but the assembled GGUF."""
     import torch
     import transformers
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
     transformers.utils.logging.disable_progress_bar()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f".{spec.name}-", dir=target.parent) as scratch:
-        gguf = gguf_file(spec.name, target.parent.parent)
-        log.info("dequantizing %s from %s (once; cached in %s)", spec.name, gguf, target)
-        with python_output(f"dequantizing {spec.name}"):  # a progress bar and deprecation warnings
-            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
-        # The GGUF quantizer would be saved into config.json and make the reload try to quantize again.
-        model.hf_quantizer = None  # type: ignore[assignment]  # typed through nn.Module.__getattr__ as a tensor
-        if hasattr(model.config, "quantization_config"):
-            del model.config.quantization_config
-        staging = Path(scratch) / "model"
-        model.save_pretrained(staging)
-        tokenizer.save_pretrained(staging)
-        (staging / CACHE_MARKER).write_text(json.dumps({"model": spec.name, "from": gguf.name,
-                                                        "transformers": transformers.__version__}))
-        if target.exists() and not (target / CACHE_MARKER).is_file():
-            shutil.rmtree(target, ignore_errors=True)  # leftovers without the marker are never trusted
-        try:
-            os.replace(staging, target)
-        except OSError:  # another process finished first (target exists and is non-empty): keep theirs
-            log.info("model cache %s appeared meanwhile; keeping it", target)
-    return model, tokenizer
+    gguf = gguf_file(spec.name, cache_dir)
+    log.info("dequantizing %s from %s (in memory only)", spec.name, gguf)
+    with python_output(f"dequantizing {spec.name}"):  # a progress bar and deprecation warnings
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    # Not a quantized model any more (every tensor is float32): a save_pretrained of it (tests, benchmarks) must not
+    # write the GGUF quantizer into config.json, which would make the reload try to quantize again.
+    model.hf_quantizer = None  # type: ignore[assignment]  # typed through nn.Module.__getattr__ as a tensor
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    return model
 
 
 FAST_FORMATS = {"q8_0": 7}  # llama.cpp's LLAMA_FTYPE_MOSTLY_Q8_0
@@ -405,14 +406,13 @@ def fast_gguf_file(name: str, cache_dir: Path) -> Path:
     return target
 
 
-def prepare(name: str, cache_dir: Path, *, dequantize: bool) -> dict[str, Any]:
+def prepare(name: str, cache_dir: Path, *, llama_cpp: bool) -> dict[str, Any]:
     """Write now what a later process would otherwise make on its first use: the assembled GGUF, the saved
-    tokenizer and, with `dequantize` (the transformers path), the float32 model cache. Nothing stays in memory."""
+    tokenizer and, with `llama_cpp` (it may generate here), its requantized copy. No float32 model is made (it is
+    never kept on disk); an earlier version's copy is removed. Nothing stays in memory."""
     start = time.perf_counter()
-    gguf = gguf_file(name, cache_dir) if dequantize else fast_gguf_file(name, cache_dir)
+    freed = remove_old_copies(cache_dir)
+    gguf = fast_gguf_file(name, cache_dir) if llama_cpp else gguf_file(name, cache_dir)
     _save_tokenizer(load_local_tokenizer(name, cache_dir), name, cache_dir)  # also when this process had it already
-    if dequantize and not is_cached(name, cache_dir):
-        load_local_model(name, cache_dir)
-        unload(name)
-    return {"model": name, "gguf": str(gguf), "dequantized": is_cached(name, cache_dir),
+    return {"model": name, "gguf": str(gguf), "old_copies_removed_mb": round(freed / 1e6),
             "seconds": round(time.perf_counter() - start, 2)}

@@ -15,8 +15,9 @@ Inputs: `input_ids` and `position_ids` ([n] int64, one sequence of n tokens), `m
 `subsequence_begins`, `block_indices_begins`, `block_indices` (int32) and `key_cache.<layer>`, `value_cache.<layer>`.
 Output: `logits` [1, vocabulary]. openvino_rt feeds them.
 
-The export needs torch and transformers (the float32 model, `local_models.load_local_model`) and takes about 20 s
-(SmolLM2) to 70 s (Gemma 3, mostly its dequantization when not cached); `cli.py llm prepare` runs it at set-up.
+The export needs torch and transformers (the float32 model, `local_models.load_local_model`, dequantized from the
+GGUF in memory: no float32 copy is written) and takes about 20 s (SmolLM2) to 70 s (Gemma 3, mostly its
+dequantization); `cli.py llm prepare` runs it at set-up.
 """
 from __future__ import annotations
 

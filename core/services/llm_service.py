@@ -206,8 +206,9 @@ def local_runtime() -> dict[str, Any]:
 
 def prepare_local_models(settings: Settings | None = None) -> list[dict[str, Any]]:
     """The set-up step for the embedded models (`cli.py llm prepare`): files written once into the model cache so
-    the first page visit loads in seconds. The float32 copy is made only where llama.cpp cannot generate; with the
-    OpenVINO runtime the models are exported for it too (from the float32 copy, which is then kept for scoring).
+    the first page visit loads in seconds. No float32 copy is kept on disk (an earlier version's is removed); with
+    the OpenVINO runtime the models are exported for it (from the float32 model, dequantized in memory), and
+    llama.cpp's requantized copy is made only where llama.cpp is installed (it is built only when needed).
     Each native runtime that may serve is then tried on this machine in a child process (`runtime_probe`, once per
     CPU and build), so the server never loads one that crashes here."""
     from core.llm import llamacpp, openvino_export, runtime_probe, runtimes
@@ -216,12 +217,13 @@ def prepare_local_models(settings: Settings | None = None) -> list[dict[str, Any
     runtime = runtimes.installed_default()
     done = []
     for name in LOCAL_MODELS:
-        row = {**prepare(name, cache, dequantize=runtime == "transformers"), "runtime": runtime}
+        native = runtime != "transformers" and llamacpp.available(warn=runtime != "openvino")
+        row = {**prepare(name, cache, llama_cpp=native), "runtime": runtime}
         probed = []
         if runtime == "openvino":
             row["openvino"] = str(openvino_export.model_xml(name, cache))
             probed.append("openvino")
-        if runtime != "transformers" and llamacpp.available():
+        if native:
             probed.append("llama.cpp")  # the fallback: tried now too, so a failing OpenVINO never meets a crash
         row["probes"] = {r: runtime_probe.verdict(r, name, cache).note() for r in probed}
         row["runtime"] = runtimes.serving(name).runtime

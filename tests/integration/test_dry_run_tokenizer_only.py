@@ -54,7 +54,7 @@ def weights_refused(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     with monkeypatch.context() as m:
         m.delitem(local_models._loaded, MODEL, raising=False)
         m.setattr(local_models, "_tokenizers", {})
-        for name in ("load_local_model", "_from_folder", "_from_gguf"):
+        for name in ("load_local_model", "_from_gguf"):
             m.setattr(local_models, name, refuse)
         m.setattr("core.llm.local.load_local_model", refuse)
         yield
@@ -115,20 +115,19 @@ def test_asker_dry_run_counts_what_the_loaded_model_counts(store, work_id: int, 
 @pytest.mark.parametrize("name", list(local_models.LOCAL_MODELS))
 def test_the_tokenizer_alone_is_the_models_tokenizer(name: str, tmp_path: Path) -> None:
     """From the cache folder (by the class it names, without torch) and from the GGUF (no cache yet), the tokenizer
-    read alone encodes, decodes and formats exactly like the one the model load uses (AutoTokenizer on the cache);
-    so does the copy the GGUF read saves for the next process.
+    read alone encodes, decodes and formats exactly like AutoTokenizer on the saved tokenizer; so does the copy the
+    GGUF read saves for the next process.
     The GGUF read is the model load's own AutoTokenizer call; it is checked on SmolLM2 only, since converting
     Gemma's 262k-token vocabulary from the GGUF takes 30-90 s on 2 cores."""
     from transformers import AutoTokenizer
     cache = _model_cache()
-    if not local_models.is_cached(name, cache):
-        local_models.load_local_model(name, cache)  # writes the cache the whole suite shares
-    folder = local_models.cached_model_dir(name, cache)
-    reference = AutoTokenizer.from_pretrained(folder)  # what _from_folder gives the loaded model
+    local_models._save_tokenizer(local_models.load_local_tokenizer(name, cache), name, cache)  # the suite's cache
+    folder = cache / "tokenizers" / name
+    reference = AutoTokenizer.from_pretrained(folder)
     alone = local_models._tokenizer_from_folder(folder)
     tokenizers = [alone]
     if name == MODEL:
-        tokenizers.append(local_models._tokenizer_from_gguf(local_models.spec_for(name), tmp_path / "models" / name))
+        tokenizers.append(local_models._tokenizer_from_gguf(local_models.spec_for(name), tmp_path))
         saved = tmp_path / "tokenizers" / name  # kept for the next process: the tokenizer alone, complete
         assert (saved / local_models.CACHE_MARKER).is_file() and not (tmp_path / "models").exists()
         assert not list(tmp_path.rglob(".*"))  # no scratch folder left

@@ -1,9 +1,9 @@
-"""The packaged local models for real: load (dequantize + cache), short generations, streaming, stop strings,
-max_tokens, and the scoring API (logprob, token_logprobs, next_token_logits) that decoding and metrics build on.
+"""The packaged local models for real: load (dequantized in memory, nothing written), short generations, streaming,
+stop strings, max_tokens, and the scoring API (logprob, token_logprobs, next_token_logits)
+that decoding and metrics build on.
 
-Cache choice: with FABULA_DATA_DIR set (as CI can do, pointing at a kept folder), its cache/ is used, so a warm
-run loads both models in ~3 s. Otherwise the models are dequantized into a fresh temporary folder (~20 s + ~50 s on
-2 cores): slower, but it exercises the first-load path that users hit, and nothing is written into the repository.
+The cache folder (tests/conftest.py's MODEL_CACHE) holds the assembled GGUF and the tokenizers; the float32 models
+are dequantized from the GGUF on every load (issue 35: no float32 copy is kept on disk).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from core.llm import LLMContextOverflow
 from core.llm.local import LocalLLM
-from core.llm.local_models import CACHE_MARKER, cached_model_dir, is_cached, unload
+from core.llm.local_models import CACHE_MARKER, old_copy_dir, remove_old_copies, unload
 
 pytestmark = pytest.mark.slow
 
@@ -50,20 +50,35 @@ def local(request: pytest.FixtureRequest) -> LocalLLM:
     return request.getfixturevalue(request.param)
 
 
-def test_first_load_leaves_a_complete_cache(local: LocalLLM, model_cache: Path) -> None:
-    folder = cached_model_dir(local.model_name, model_cache)
-    assert is_cached(local.model_name, model_cache)
-    assert {"config.json", "model.safetensors", CACHE_MARKER} <= {p.name for p in folder.iterdir()}
-    assert "quantization_config" not in (folder / "config.json").read_text()
-    assert not list(folder.parent.glob(f".{local.model_name}-*"))  # no scratch folders (or GGUF copies) left
+def test_a_load_keeps_no_float32_copy_on_disk(local: LocalLLM, model_cache: Path) -> None:
+    info = local.load()
+    assert info.source == "memory"  # loaded by the fixture, from the GGUF
+    assert not old_copy_dir(local.model_name, model_cache).exists()
+    assert (model_cache / "tokenizers" / local.model_name / CACHE_MARKER).is_file()  # small, and read by every load
+    assert "quantization_config" not in local._loaded.model.config.to_dict()  # a float32 model, not a quantized one
 
 
-def test_the_cached_copy_gives_the_same_logits(smollm2: LocalLLM, model_cache: Path) -> None:
+def test_an_earlier_versions_copy_is_removed_and_nothing_else(tmp_path: Path) -> None:
+    old = old_copy_dir("smollm2", tmp_path)
+    (old).mkdir(parents=True)
+    (old / "model.safetensors").write_bytes(b"x" * 1000)
+    (old / CACHE_MARKER).write_text("{}")
+    (tmp_path / "models" / ".gemma3-270m-abc").mkdir()  # a killed first run's scratch folder
+    (tmp_path / "models" / "mine").mkdir()  # not ours: kept
+    assert remove_old_copies(tmp_path) >= 1000
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["mine"]
+    (tmp_path / "models" / "mine").rmdir()
+    assert remove_old_copies(tmp_path) == 0 and not (tmp_path / "models").exists()
+
+
+def test_the_model_saved_and_reloaded_gives_the_same_logits(smollm2: LocalLLM, tmp_path: Path) -> None:
+    """The in-memory model is a plain float32 model: saved and read back (as a benchmark might) it scores alike."""
     import torch
-
-    from core.llm.local_models import _from_folder
-    model, tokenizer = _from_folder(cached_model_dir("smollm2", model_cache))
-    ids = torch.tensor([tokenizer("The lighthouse keeper")["input_ids"]])
+    from transformers import AutoModelForCausalLM
+    smollm2.load()
+    smollm2._loaded.model.save_pretrained(tmp_path / "copy")
+    model = AutoModelForCausalLM.from_pretrained(tmp_path / "copy", dtype=torch.float32)
+    ids = torch.tensor([smollm2.tokenizer("The lighthouse keeper")["input_ids"]])
     with torch.inference_mode():
         reloaded = model(input_ids=ids).logits[0, -1]
     assert torch.allclose(reloaded, smollm2.next_token_logits("The lighthouse keeper"), atol=1e-4)

@@ -223,10 +223,10 @@ def test_stop_strings_and_streaming_match_on_the_fast_path(llm: LocalLLM, runtim
 def test_prepare_writes_the_files_once_and_a_new_process_only_reads_them(runtime: pytest.MonkeyPatch,
                                                                         tmp_path: Path) -> None:
     from core.llm import local_models
-    row = local_models.prepare("smollm2", tmp_path, dequantize=False)
+    row = local_models.prepare("smollm2", tmp_path, llama_cpp=True)
     files = {p.relative_to(tmp_path): p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
     assert Path("gguf/smollm2.q8_0.gguf") in files and Path("tokenizers/smollm2") / local_models.CACHE_MARKER in files
-    assert not row["dequantized"] and not list(tmp_path.rglob(".smollm2-*"))  # no scratch left, no float32 copy
+    assert not (tmp_path / "models").exists() and not list(tmp_path.rglob(".smollm2-*"))  # no scratch, no float32
     runtime.setattr(local_models, "_tokenizers", {})  # as in a new process: nothing in memory
     runtime.setattr(llamacpp, "_models", {})
     llm = LocalLLM("smollm2", cache_dir=tmp_path)

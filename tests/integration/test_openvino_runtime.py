@@ -268,7 +268,11 @@ def test_gemma_keeps_its_sliding_windows_on_paged_attention(openvino_path: pytes
     """Gemma 3's local layers see the last `sliding_window` tokens (512), its global layers all of them: the window
     is set on each layer's PagedAttention operation (the conversion leaves it at 0, all tokens, for every layer)."""
     import openvino as ov
-    config = json.loads((cache / "models" / "gemma3-270m" / "config.json").read_text())
+    from transformers import AutoConfig
+
+    from core.llm.local_models import gguf_file
+    gguf = gguf_file("gemma3-270m", cache)
+    config = AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name).to_dict()  # the GGUF's metadata only
     xml = openvino_export.model_xml("gemma3-270m", cache)
     core = ov.Core()
     core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")  # the CPU plugin defines PagedAttentionExtension

@@ -19,8 +19,8 @@ from pathlib import Path
 logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
 from core.llm import local_models, openvino_export
 cache = Path(sys.argv[1])
-local_models.prepare("smollm2", cache, dequantize=True)   # the float32 copy: transformers dequantizes the GGUF
-local_models.fast_gguf_file("smollm2", cache)             # llama.cpp's Q8_0 copy: its quantizer
+local_models.prepare("smollm2", cache, llama_cpp=True)    # the tokenizer, and llama.cpp's Q8_0 copy: its quantizer
+local_models.load_local_model("smollm2", cache)           # the float32 model: transformers dequantizes the GGUF
 openvino_export.model_xml("smollm2", cache)               # the OpenVINO export: traced
 print("done")
 """
