@@ -85,7 +85,7 @@ class Run:
 def cached_store(name: str, docs: list[tuple[str, str]], reuse: bool = False) -> tuple[Any, list[int]]:
     """graphrag_bench.open_store; with `reuse`, the newest complete cached store of that name is opened even when
     the importer or extractor changed since it was built (building anew takes 10-40 minutes on 2 busy cores)."""
-    from graphrag_bench import CACHE, open_store
+    from _graphrag_stores import CACHE, open_store
     built = sorted((p for p in CACHE.glob(f"{name}-*.db") if ".building" not in p.name),
                    key=lambda p: p.stat().st_mtime)
     if reuse and built:

@@ -234,7 +234,7 @@ def _grade(answer: str | None, golds: list[str]) -> tuple[float, float]:
 
 def latency(args: argparse.Namespace) -> dict[str, Any]:
     from _qa_runs import cached_store
-    from graphrag_bench import LATENCY_QUESTIONS, PRIDE
+    from _graphrag_stores import LATENCY_QUESTIONS, PRIDE
 
     from core.config import get_settings
     from core.llm import get_llm

@@ -319,7 +319,7 @@ def _same_prompts(planner: Any, work_of: dict[str, int], questions: list[dict[st
 def answer_phase(args: Any) -> dict[str, Any]:
     """The bench's part "answers": a stratified seeded sample of `args.n` Novel questions, every mode of
     graphrag_bench.MODES (kg modes with the default LLM verbalizer), on the cached store of the 10 books."""
-    import graphrag_bench as gb
+    import _graphrag_stores as gb
     questions = [json.loads(line) for line in (gb.BENCH_DIR / "questions.jsonl").open(encoding="utf-8")
                  if line.strip()]
     books = sorted({q["source"] for q in questions})  # all 10 books: the same cached store as the model-free part
