@@ -46,7 +46,7 @@ from _qa_runs import SEED, SHORT, TYPES, MemoEmbed, halves, load_questions, per_
 
 from core.qa.names import answer_names, question_names  # noqa: E402
 from core.qa.relevance import COEFFICIENTS, INTERCEPT, PROBABILITY  # noqa: E402
-from core.qa.support import ANSWER_RULE, THRESHOLD, WEIGHTS, check_support  # noqa: E402
+from core.qa.support import WEIGHTS, check_support  # noqa: E402
 
 TARGET_RECALL = 0.8
 PREVIOUS = (0.25, 0.25, 0.5, 0.0)  # the weights before co-location and names (threshold 0.44)

@@ -107,12 +107,15 @@ class NarcoRepository:
     # ---- embeddings of short texts, by content ---------------------------------------------------------------
     def text_vectors(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors among `keys` (SHA-1 hex of the texts) under `model`."""
+        return self._vectors_by_key(TextVectorRow, model, keys)
+
+    def _vectors_by_key(self, row: Any, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """key -> vector of the `row` table's vectors among `keys` under `model`."""
         out: dict[str, np.ndarray] = {}
         wanted = list(dict.fromkeys(keys))
         with self.session() as s:
             for start in range(0, len(wanted), 500):  # stay under SQLite's bound-parameter limit
-                q = select(TextVectorRow.key, TextVectorRow.vector).where(
-                    TextVectorRow.model == model, TextVectorRow.key.in_(wanted[start:start + 500]))
+                q = select(row.key, row.vector).where(row.model == model, row.key.in_(wanted[start:start + 500]))
                 out.update({k: np.frombuffer(blob, dtype=np.float32) for k, blob in s.execute(q)})
         return out
 
@@ -131,14 +134,7 @@ class NarcoRepository:
     def sentence_vectors(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored sentence vectors among `keys` (SHA-1 hex of the sentences) under `model`, whichever passage
         holds them (the same sentence in two passages has the same vector)."""
-        out: dict[str, np.ndarray] = {}
-        wanted = list(dict.fromkeys(keys))
-        with self.session() as s:
-            for start in range(0, len(wanted), 500):  # stay under SQLite's bound-parameter limit
-                q = select(SentenceVectorRow.key, SentenceVectorRow.vector).where(
-                    SentenceVectorRow.model == model, SentenceVectorRow.key.in_(wanted[start:start + 500]))
-                out.update({k: np.frombuffer(blob, dtype=np.float32) for k, blob in s.execute(q)})
-        return out
+        return self._vectors_by_key(SentenceVectorRow, model, keys)
 
     def put_sentence_vectors(self, model: str, vectors: Mapping[int, Sequence[tuple[str, np.ndarray]]]) -> None:
         """Replace the sentence vectors of the given chunks: chunk id -> [(SHA-1 of the sentence, vector)] in

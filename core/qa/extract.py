@@ -40,7 +40,7 @@ import numpy as np
 from core.ingest.sentences import split_sentences
 from core.qa.corpus import CorpusView
 from core.qa.names import missing_names, question_names
-from core.qa.support import FRAME_WORDS
+from core.qa.words import FRAME_WORDS
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 

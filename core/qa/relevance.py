@@ -25,15 +25,11 @@ bench/README.md. Held-back half as shipped: precision 0.66 at recall 0.81 agains
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from core.qa.words import FRAME_STEMS, content_words
-
-Embed = Callable[[Sequence[str]], np.ndarray]
 
 SHORT = 4  # an answer with fewer content words than this is judged with the source sentence that backs it
 BRIEF = 12  # ... and so is one of at most this many words that states none of the question's words (a list of names)
@@ -65,10 +61,9 @@ def question_focus(question: str) -> list[tuple[str, str]]:
     return own or words
 
 
-def relevance(question: str, answer: str, backing: Sequence[str], *, cosine: float | None = None,
-              embed: Embed | None = None) -> Relevance:
+def relevance(question: str, answer: str, backing: Sequence[str], *, cosine: float) -> Relevance:
     """`backing`: the source sentences that back the answer's sentences (the support check's best matches);
-    `cosine`: the question-answer cosine when the caller has it, else `embed` (MiniLM by default) computes it."""
+    `cosine`: the MiniLM cosine of question and answer (the support check embeds both in its one call)."""
     focus = question_focus(question)
     stated = {stem for stem, _ in content_words(answer)}
     brief = len(answer.split()) <= BRIEF and not stated & {stem for stem, _ in focus}
@@ -79,12 +74,6 @@ def relevance(question: str, answer: str, backing: Sequence[str], *, cosine: flo
     found = [(stem, word) for stem, word in focus if stem in stated]
     coverage = len(found) / len(focus) if focus else 0.0
     missing = tuple(dict.fromkeys(word for stem, word in focus if stem not in stated))
-    if cosine is None:
-        if embed is None:
-            from core.nlp import embed as embed_default
-            embed = embed_default
-        vectors = embed([question, answer])
-        cosine = float(vectors[0] @ vectors[1])
     return Relevance(coverage, cosine, missing, short)
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from core.ingest.sentences import split_sentences
 from core.qa.names import answer_names, missing_names, missing_words, question_names
 from core.qa.relevance import COEFFICIENTS, INTERCEPT, PROBABILITY, Relevance, answer_probability, relevance
-from core.qa.words import FRAME_STEMS, FRAME_WORDS, STOPWORDS, content_words  # noqa: F401 (two re-exported)
+from core.qa.words import FRAME_STEMS, content_words
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> unit row vectors (core.nlp.embed)
 
