@@ -30,7 +30,8 @@ from typing import Any
 
 from _common import SHARED_DATA, table, write_results
 
-from core.llm import llamacpp, openvino_rt, runtimes
+from core.llm import openvino_rt, runtimes
+from core.llm.decoding import cpu_threads
 from core.llm.local import LocalLLM
 from core.llm.local_models import LOCAL_MODELS, fast_gguf_file
 from core.metrics.token_f1 import token_f1
@@ -241,7 +242,7 @@ def bench_model(name: str, items: list[dict[str, Any]], budget_s: float, tmp: Pa
     refs = references(llm)
     gguf = fast_gguf_file(name, tmp / f"{name}-transformers")  # the file the llama.cpp path generates from
     scorer = llama_cpp.Llama(model_path=str(gguf), n_ctx=512, n_batch=512, logits_all=True, flash_attn=True,
-                             n_threads=llamacpp.cpu_threads(), verbose=False)  # as core/llm/llamacpp.py loads it
+                             n_threads=cpu_threads(), verbose=False)  # as core/llm/llamacpp.py loads it
     texts = {}
     for runtime, measured in speeds(name, tmp / f"{name}-transformers", long_ids, turns).items():
         rows[runtime].update(measured)
@@ -302,7 +303,7 @@ def main() -> None:
     path = write_results("llm", {"torch": torch.__version__, "transformers": transformers.__version__,
                                  "llama_cpp_python": llama_cpp.__version__,
                                  "llama_cpp_system": llama_cpp.llama_print_system_info().decode().strip(),
-                                 "torch_threads": torch.get_num_threads(), "llama_threads": llamacpp.cpu_threads(),
+                                 "torch_threads": torch.get_num_threads(), "llama_threads": cpu_threads(),
                                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
                                  "load_avg_at_bench_start": load_at_start, "load_avg_at_end": os.getloadavg()[0],
                                  "qa_file": QA_FILE.name, "budget_s": args.budget_s, "turns": args.turns,

@@ -19,7 +19,8 @@ from typing import Any
 
 from _common import ROOT, SHARED_DATA, write_results
 
-from core.llm import llamacpp, openvino_export, openvino_rt
+from core.llm import openvino_export, openvino_rt
+from core.llm.decoding import cpu_threads
 from core.llm.local import LocalLLM
 
 QA_FILE = SHARED_DATA / "narrativeqa" / "summaries_qa_dev.jsonl"
@@ -28,7 +29,7 @@ QA_FILE = SHARED_DATA / "narrativeqa" / "summaries_qa_dev.jsonl"
 def properties(name: str, variant: dict[str, Any]) -> dict[str, str]:
     """openvino_rt.load's properties for `name`, with the variant's over them."""
     precision = "bf16"
-    base = {"PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(llamacpp.cpu_threads()),
+    base = {"PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(cpu_threads()),
             "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": openvino_rt.group(name),
             "KV_CACHE_PRECISION": precision}
     return base | {k: str(v) for k, v in variant.items() if k != "path"}

@@ -16,19 +16,8 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from core.llm.base import (
-    CHAT_API,
-    Completion,
-    FinishReason,
-    GenerationOptions,
-    Message,
-    MessagesIn,
-    StopScanner,
-    Stopwatch,
-    TextStream,
-    normalize_messages,
-    truncate_at_stop,
-)
+from core.llm.base import (CHAT_API, Completion, FinishReason, GenerationOptions, Message, MessagesIn, StopScanner,
+                           Stopwatch, TextStream, normalize_messages, truncate_at_stop)
 from core.llm.errors import LLMError
 
 Reply = str | BaseException

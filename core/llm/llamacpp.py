@@ -5,9 +5,11 @@ the 4-bit weights as they are, where transformers dequantizes them to float32 fi
 that transformers dequantizes is the file llama.cpp reads (memory-mapped), so the first load takes a second, not a
 minute, and the process stays small.
 
-Only generation runs here. Logits, log-probabilities and gradients (KID, multiple-choice scoring, perplexity) stay on
-the transformers model, which `LocalLLM` loads only when one of those is asked for. Prompts are tokenized by the same
-Hugging Face tokenizer on both paths and the ids handed to llama.cpp, so both paths see identical prompts.
+It implements `decoding.FastModel`: generation, and next-token logits for a token-by-token loop (KID's logits
+variant). Log-probabilities of given text and gradients (multiple-choice scoring, perplexity, KID's key/value
+variant) stay on the transformers model, which `LocalLLM` loads only when one of those is asked for. Prompts are
+tokenized by the same Hugging Face tokenizer on both paths and the ids handed to llama.cpp, so both paths see
+identical prompts.
 
 One llama.cpp context per model per process, shared by every session and page (the caller holds the model's
 generation lock). The KV cache of the last prompt is kept: when the next prompt starts with the same tokens (a
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import random
 import threading
 import time
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from core.llm.base import StopScanner
+from core.llm.decoding import Detokenizer, FastRun, common_prefix, cpu_threads, goes_on, one_step
 from core.quiet import close_llama_cpp_files_at_exit
 from core.llm.loopguard import LoopGuard
 
@@ -41,19 +43,106 @@ log = logging.getLogger(__name__)
 # Tokens of context allocated per model. The KV cache is small for these models (SmolLM2 ~23 KB/token; Gemma 3
 # 270M keeps full-context caches on 3 of its 18 layers only), so each model gets the window its card declares.
 N_BATCH = 512
-_models: dict[str, FastModel] = {}
+_models: dict[str, LlamaModel] = {}
 _lock = threading.Lock()
 _missing_logged = False
 _unsafe_logged: set[str] = set()
 
 
 @dataclass
-class FastModel:
+class LlamaModel:
+    """A llama.cpp model: `decoding.FastModel` on llama-cpp-python."""
+
     name: str
     llama: Any  # llama_cpp.Llama
     eog_ids: frozenset[int]  # end-of-generation tokens by the GGUF's own vocabulary (eos, eot, end_of_turn)
     seconds: float  # load time
-    prompt: list[int] = field(default_factory=list)  # the last prompt evaluated, whose KV cache is still held
+    prompt: list[int] = field(default_factory=list)  # the tokens whose KV cache is held (the last prompt, or a
+    # token-by-token loop's ids)
+
+    @property
+    def runtime(self) -> str:
+        return "llama.cpp"
+
+    @property
+    def handle(self) -> Any:
+        return self.llama
+
+    def text_pieces(self, prompt_ids: Sequence[int], *, max_new: int, temperature: float, top_p: float | None,
+                    seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
+                    scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
+                    paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
+        """Generated text as it comes, held back and cut by `scanner`'s stop strings; ids are recorded in `run`.
+
+        Greedy at temperature 0; otherwise plain temperature sampling with optional top-p and no top-k, min-p or
+        llama.cpp repetition penalty, as on the transformers path. `guard` (the loop guard, None: off) bars repeated
+        n-grams of the new tokens: a logits processor first in llama.cpp's sampler chain, asking the same `GuardState`
+        as the other runtimes (llama.cpp's own penalties count the prompt too, so they are left off). Generation ends
+        at an end token (not kept), a stop string or `max_new` tokens; closing the generator ends it too. An end token
+        before `min_new` tokens, or before the new text has `min_words` words, is replaced by the `paragraph` ids and
+        generation goes on from there (the KV cache keeps everything before, so it costs nothing).
+        """
+        llama = self.llama
+        sampling = temperature > 0
+        if sampling:
+            llama.set_seed(seed if seed is not None else random.getrandbits(31))
+        ends = self.eog_ids | frozenset(stop_ids)
+        detok = Detokenizer(decode)
+        processors = _guard_processors(guard, run)
+        while True:
+            restart = False
+            prompt = list(prompt_ids) + run.new_ids
+            keep = reusable_prefix(self.prompt, prompt) if llama.n_tokens >= len(self.prompt) else 0
+            if keep and not llama._ctx.kv_cache_seq_rm(-1, keep, -1):  # a cache that cannot drop its tail: start over
+                keep = 0
+            llama.n_tokens = keep  # evaluation starts after the kept batches
+            self.prompt = prompt
+            tokens = llama.generate(prompt[keep:], temp=temperature if sampling else 0.0, top_k=0,
+                                    top_p=(top_p or 1.0) if sampling else 1.0, min_p=0.0, typical_p=1.0,
+                                    repeat_penalty=1.0, reset=False, logits_processor=processors)
+            try:
+                for token in tokens:
+                    if token in ends:
+                        restart = goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words,
+                                          decode=decode)
+                        run.ended = not restart
+                        new = list(paragraph) if restart else []
+                    else:
+                        new = [int(token)]
+                    for piece_id in new:
+                        run.new_ids.append(piece_id)
+                        out = scanner.feed(detok.push(piece_id))
+                        if out:
+                            yield out
+                    if token in ends or scanner.stopped or len(run.new_ids) >= max_new:
+                        break
+            finally:
+                tokens.close()
+            if not restart or scanner.stopped:
+                break
+        if not scanner.stopped:
+            out = scanner.feed(detok.flush())
+            if out:
+                yield out
+
+    def next_logits(self, ids: Sequence[int]) -> Any:
+        """`decoding.FastModel.next_logits` on llama.cpp: a step of one token after the held ones reads that token
+        alone; otherwise whole batches of the shared prefix are kept, as `text_pieces` keeps them."""
+        import numpy as np
+        llama, ids = self.llama, [int(i) for i in ids]
+        if not ids:
+            raise ValueError("no tokens: there is nothing to read")
+        if one_step(self.prompt, ids) and llama.n_tokens == len(self.prompt):
+            keep = len(self.prompt)
+        else:
+            keep = reusable_prefix(self.prompt, ids) if llama.n_tokens >= len(self.prompt) else 0
+            if keep and not llama._ctx.kv_cache_seq_rm(-1, keep, -1):
+                keep = 0
+            llama.n_tokens = keep
+        self.prompt = []  # until the read below has gone through
+        llama.eval(ids[keep:])
+        self.prompt = ids
+        return np.array(np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(llama.n_vocab(),)), dtype=np.float32)
 
 
 def reusable_prefix(cached: Sequence[int], prompt: Sequence[int], batch: int = N_BATCH) -> int:
@@ -63,16 +152,6 @@ def reusable_prefix(cached: Sequence[int], prompt: Sequence[int], batch: int = N
     tokens go through the same batches, so the same kernels give the same numbers, and greedy text never depends on
     what was asked before."""
     return min(common_prefix(cached, prompt), len(prompt) - 1) // batch * batch
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """How many leading tokens `a` and `b` share."""
-    common = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        common += 1
-    return common
 
 
 def available(*, warn: bool = True) -> bool:
@@ -94,14 +173,7 @@ def available(*, warn: bool = True) -> bool:
     return True
 
 
-def cpu_threads() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def load_fast(name: str, gguf: Path, n_ctx: int) -> FastModel:
+def load_fast(name: str, gguf: Path, n_ctx: int) -> LlamaModel:
     """The llama.cpp model for `name`, loaded at most once per process."""
     with _lock:
         if name in _models:
@@ -117,7 +189,7 @@ def load_fast(name: str, gguf: Path, n_ctx: int) -> FastModel:
                                 verbose=False)
         vocab = llama_cpp.llama_model_get_vocab(llama.model)
         eog = frozenset(t for t in range(llama.n_vocab()) if llama_cpp.llama_vocab_is_eog(vocab, t))
-        model = FastModel(name, llama, eog, round(time.perf_counter() - start, 3))
+        model = LlamaModel(name, llama, eog, round(time.perf_counter() - start, 3))
         if not _models:
             atexit.register(unload)  # freed before interpreter teardown, which breaks llama-cpp-python's __del__
         log.info("llama.cpp: %s loaded from %s in %.2f s (%d threads, %d context)", name, gguf, model.seconds,
@@ -143,111 +215,6 @@ def unload(name: str | None = None) -> None:
             model = _models.pop(key, None)
             if model is not None:
                 model.llama.close()
-
-
-@dataclass
-class FastRun:
-    """What one generation left behind: the new token ids, whether an end token came, and the stop scanner."""
-
-    scanner: StopScanner
-    new_ids: list[int] = field(default_factory=list)
-    ended: bool = False
-
-
-class Detokenizer:
-    """Token ids to text pieces as they come, decoding a short window rather than everything so far.
-
-    Like transformers' TextIteratorStreamer: the window restarts after a newline, and text ending in an incomplete
-    UTF-8 character (shown as U+FFFD) is held back until the next token completes it.
-    """
-
-    def __init__(self, decode: Callable[[list[int]], str]) -> None:
-        self.decode = decode
-        self.window: list[int] = []
-        self.printed = 0
-
-    def push(self, token: int) -> str:
-        self.window.append(token)
-        text = self.decode(self.window)
-        if text.endswith("\n"):
-            out, self.window, self.printed = text[self.printed:], [], 0
-            return out
-        if text.endswith("\ufffd"):
-            return ""
-        out, self.printed = text[self.printed:], len(text)
-        return out
-
-    def flush(self) -> str:
-        text = self.decode(self.window) if self.window else ""
-        out, self.window, self.printed = text[self.printed:], [], 0
-        return out
-
-
-def goes_on(run: FastRun, paragraph: Sequence[int], *, max_new: int, min_new: int, min_words: int,
-            decode: Callable[[list[int]], str]) -> bool:
-    """Whether an end token now becomes a paragraph break: the text is still short of `min_new` tokens or
-    `min_words` words, and the break fits within `max_new`. Both fast paths ask this."""
-    after = len(run.new_ids) + len(paragraph)
-    short = after < min_new or (min_words > 0 and len(decode(run.new_ids).split()) < min_words)
-    return bool(paragraph) and after < max_new and short
-
-
-def text_pieces(model: FastModel, prompt_ids: Sequence[int], *, max_new: int, temperature: float,
-                top_p: float | None, seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
-                scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
-                paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
-    """Generated text as it comes, held back and cut by `scanner`'s stop strings; ids are recorded in `run`.
-
-    Greedy at temperature 0; otherwise plain temperature sampling with optional top-p and no top-k, min-p or
-    llama.cpp repetition penalty, as on the transformers path. `guard` (the loop guard, None: off) bars repeated
-    n-grams of the new tokens: a logits processor first in llama.cpp's sampler chain, asking the same `GuardState`
-    as the other runtimes (llama.cpp's own penalties count the prompt too, so they are left off). Generation ends
-    at an end token (not kept), a stop string or `max_new` tokens; closing the generator ends it too. An end token
-    before `min_new` tokens, or before the new text has `min_words` words, is replaced by the `paragraph` ids and
-    generation goes on from there (the KV cache keeps everything before, so it costs nothing).
-    """
-    llama = model.llama
-    sampling = temperature > 0
-    if sampling:
-        llama.set_seed(seed if seed is not None else random.getrandbits(31))
-    ends = model.eog_ids | frozenset(stop_ids)
-    detok = Detokenizer(decode)
-    processors = _guard_processors(guard, run)
-    while True:
-        restart = False
-        prompt = list(prompt_ids) + run.new_ids
-        keep = reusable_prefix(model.prompt, prompt) if llama.n_tokens >= len(model.prompt) else 0
-        if keep and not llama._ctx.kv_cache_seq_rm(-1, keep, -1):  # a cache that cannot drop its tail: start over
-            keep = 0
-        llama.n_tokens = keep  # evaluation starts after the kept batches
-        model.prompt = prompt
-        tokens = llama.generate(prompt[keep:], temp=temperature if sampling else 0.0, top_k=0,
-                                top_p=(top_p or 1.0) if sampling else 1.0, min_p=0.0, typical_p=1.0,
-                                repeat_penalty=1.0, reset=False, logits_processor=processors)
-        try:
-            for token in tokens:
-                if token in ends:
-                    restart = goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words,
-                                      decode=decode)
-                    run.ended = not restart
-                    new = list(paragraph) if restart else []
-                else:
-                    new = [int(token)]
-                for piece_id in new:
-                    run.new_ids.append(piece_id)
-                    out = scanner.feed(detok.push(piece_id))
-                    if out:
-                        yield out
-                if token in ends or scanner.stopped or len(run.new_ids) >= max_new:
-                    break
-        finally:
-            tokens.close()
-        if not restart or scanner.stopped:
-            break
-    if not scanner.stopped:
-        out = scanner.feed(detok.flush())
-        if out:
-            yield out
 
 
 def _guard_processors(guard: LoopGuard | None, run: FastRun) -> Any:

@@ -1,6 +1,10 @@
-"""The embedded local provider: a small transformers causal LM from a package, on the CPU.
+"""The embedded local provider: a small causal LM from a package (SmolLM2, Gemma 3 270M), on the CPU.
 
-Besides the common interface it gives scoring access that decoding and metrics code builds on:
+Generation runs on a fast runtime where one serves here (OpenVINO by default, else llama.cpp; `runtimes` chooses,
+`decoding.FastModel` is the one interface both implement), else on the transformers model (`local_torch`).
+`fast_next_logits(ids)` gives a token-by-token loop (KID's logits variant) the fast runtime's next-token logits.
+
+Besides the common interface it gives scoring access, on the transformers model, that metrics code builds on:
 `next_token_logits(prompt)`, `logprob(prompt, continuation)`, `token_logprobs(prompt, continuation)`, and the
 underlying `model` and `tokenizer`. Prompts from messages use the tokenizer's chat template when it has one (SmolLM2);
 a base model (Gemma 3 270M) gets a plain "Question: ... Answer:" transcript. `generate_text(prompt)` continues raw
@@ -18,24 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm import llamacpp, local_models, local_torch, openvino_export, openvino_rt, runtime_probe, runtimes
-from core.llm.base import (
-    Abilities,
-    Completion,
-    FinishReason,
-    GenerationOptions,
-    Message,
-    MessagesIn,
-    StopScanner,
-    Stopwatch,
-    TextStream,
-    normalize_messages,
-    truncate_at_stop,
-)
+from core.llm import local_models, local_torch, runtimes
+from core.llm.decoding import FastModel, FastRun
+from core.llm.base import (Abilities, Completion, FinishReason, GenerationOptions, Message, MessagesIn, StopScanner,
+                           Stopwatch, TextStream, normalize_messages, truncate_at_stop)
 from core.llm.errors import LLMContextOverflow, LLMError
-from core.llm.local_models import LoadedModel, fast_gguf_file, load_local_model, load_local_tokenizer, spec_for
-
-Fast = llamacpp.FastModel | openvino_rt.OVModel  # a fast generation path's loaded model
+from core.llm.local_models import LoadedModel, load_local_model, load_local_tokenizer, spec_for
 
 # Plain transcript for models without a chat template. The stop keeps a base model from writing the next question.
 PLAIN_USER, PLAIN_ASSISTANT = "Question: ", "Answer:"
@@ -88,36 +80,11 @@ class LocalLLM:
         fast = self._fast()
         if fast is None:
             return self.load()
-        if isinstance(fast, openvino_rt.OVModel):
-            return LoadedModel(fast.compiled, self.tokenizer, "openvino", fast.seconds)
-        return LoadedModel(fast.llama, self.tokenizer, "llama.cpp", fast.seconds)  # the tokenizer is read now too
+        return LoadedModel(fast.handle, self.tokenizer, fast.runtime, fast.seconds)  # the tokenizer is read now too
 
-    def _fast(self) -> Fast | None:
-        """The fast runtime's loaded model, or None where transformers serves. A native runtime is loaded only
-        after its probe in a child process passed on this machine (`runtime_probe`); one that failed it is passed
-        over with a log line, as a failed OpenVINO export is."""
-        if self.runtime == "openvino":  # exported at set-up, else on this first use
-            if (loaded := openvino_rt.loaded(self.model_name)) is not None:
-                return loaded
-            try:
-                xml = openvino_export.model_xml(self.model_name, self.cache_dir)
-                found = runtime_probe.verdict("openvino", self.model_name, self.cache_dir)
-                if not found.ok:
-                    raise LLMError(f"local: {found.note()}", provider="local")
-                return openvino_rt.load(self.model_name, lambda: xml, lambda: self.tokenizer,
-                                        keep_prefix=found.prefix_exact is not False)
-            except Exception as exc:
-                if runtimes.setting() == "openvino":  # asked for by name: its failure is the answer
-                    raise
-                openvino_rt.mark_failed(self.model_name, exc)  # the default: llama.cpp serves, with a log line
-        if self.runtime != "llama.cpp":
-            return None
-        gguf = fast_gguf_file(self.model_name, self.cache_dir)
-        found = runtime_probe.verdict("llama.cpp", self.model_name, self.cache_dir)
-        if not found.ok:
-            llamacpp.mark_unsafe(self.model_name, found.note())  # one log line; `runtime` now says transformers
-            return None
-        return llamacpp.load_fast(self.model_name, gguf, self.context_window)
+    def _fast(self) -> FastModel | None:
+        """The fast runtime's loaded model, or None where transformers serves (`runtimes.fast_model`)."""
+        return runtimes.fast_model(self.model_name, self.cache_dir, self.context_window, lambda: self.tokenizer)
 
     @property
     def runtime(self) -> str:
@@ -188,7 +155,7 @@ class LocalLLM:
             pieces = local_torch.stream(self, prompt, opts, add_special_tokens=not chat, strip_leading=not chat)
         return TextStream(pieces, self.name)
 
-    def _generator(self) -> Fast | None:
+    def _generator(self) -> FastModel | None:
         """The llama.cpp model when it can serve; else the transformers weights are loaded (first, so the
         tokenizer comes with them rather than being read twice) and None is returned."""
         fast = self._fast()
@@ -221,28 +188,28 @@ class LocalLLM:
         tok = self.tokenizer
         return {tok.eos_token_id} if tok.eos_token_id is not None else set()
 
-    def _fast_pieces(self, fast: Fast, ids: list[int], opts: GenerationOptions, max_new: int,
-                     run: llamacpp.FastRun) -> Generator[str, None, None]:
+    def _fast_pieces(self, fast: FastModel, ids: list[int], opts: GenerationOptions, max_new: int,
+                     run: FastRun) -> Generator[str, None, None]:
         """The fast path's text for `ids` as it comes, cut at the first stop string; holds the model's lock."""
         with self._lock:
             try:
-                pieces = openvino_rt.text_pieces if isinstance(fast, openvino_rt.OVModel) else llamacpp.text_pieces
-                yield from pieces(fast, ids, max_new=max_new, temperature=opts.temperature,  # type: ignore[arg-type]
-                                  top_p=opts.top_p, seed=opts.seed, stop_ids=self._end_ids(), decode=self.decode,
-                                  scanner=run.scanner, run=run, min_new=opts.min_tokens, min_words=opts.min_words,
-                                  paragraph=self._paragraph_ids(), guard=opts.loop_guard)
+                yield from fast.text_pieces(ids, max_new=max_new, temperature=opts.temperature, top_p=opts.top_p,
+                                            seed=opts.seed, stop_ids=self._end_ids(), decode=self.decode,
+                                            scanner=run.scanner, run=run, min_new=opts.min_tokens,
+                                            min_words=opts.min_words, paragraph=self._paragraph_ids(),
+                                            guard=opts.loop_guard)
             except (GeneratorExit, LLMError):
                 raise
             except Exception as exc:  # noqa: BLE001 - surface as the one error family
                 raise LLMError(f"local: generation with {self.name} failed: {exc}", provider="local") from exc
 
-    def _generate(self, fast: Fast | None, prompt: str, opts: GenerationOptions,
+    def _generate(self, fast: FastModel | None, prompt: str, opts: GenerationOptions,
                   add_special_tokens: bool) -> Completion:
         if fast is None:
             return local_torch.generate(self, prompt, opts, add_special_tokens)
         watch = Stopwatch()
         ids, max_new = self._prompt_ids(prompt, opts, add_special_tokens)
-        run = llamacpp.FastRun(StopScanner(opts.stop))
+        run = FastRun(StopScanner(opts.stop))
         for _ in self._fast_pieces(fast, ids, opts, max_new, run):
             pass
         # the text by one decode of all new ids, exactly as the transformers path makes it
@@ -250,11 +217,11 @@ class LocalLLM:
         finish: FinishReason = "stop" if stopped or run.ended or len(run.new_ids) < max_new else "length"
         return Completion(text, len(ids), len(run.new_ids), watch.elapsed(), finish, self.model_name)
 
-    def _fast_stream(self, fast: Fast, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
+    def _fast_stream(self, fast: FastModel, prompt: str, opts: GenerationOptions, add_special_tokens: bool,
                      strip_leading: bool) -> Generator[str, None, Completion]:
         watch = Stopwatch()
         ids, max_new = self._prompt_ids(prompt, opts, add_special_tokens)
-        run = llamacpp.FastRun(StopScanner(opts.stop))
+        run = FastRun(StopScanner(opts.stop))
         started = not strip_leading
         pieces = self._fast_pieces(fast, ids, opts, max_new, run)
         try:
@@ -274,6 +241,22 @@ class LocalLLM:
         text = run.scanner.emitted.strip() if strip_leading else run.scanner.emitted
         finish: FinishReason = "stop" if run.scanner.stopped or run.ended or len(run.new_ids) < max_new else "length"
         return Completion(text, len(ids), len(run.new_ids), watch.elapsed(), finish, self.model_name)
+
+    def fast_next_logits(self, ids: Sequence[int]) -> Any | None:
+        """The fast runtime's logits (float32 numpy) for the token after `ids`, holding the model's lock; None where
+        transformers serves (then `next_token_logits` gives them). A loop that adds one token per call reads one
+        token per call (`decoding.FastModel.next_logits`)."""
+        fast = self._fast()
+        if fast is None:
+            return None
+        if len(ids) >= self.context_window:
+            raise LLMContextOverflow(f"local: {len(ids)} tokens, but {self.name} reads at most "
+                                     f"{self.context_window}", provider="local")
+        with self._lock:
+            try:
+                return fast.next_logits(ids)
+            except Exception as exc:  # noqa: BLE001 - surface as the one error family
+                raise LLMError(f"local: reading with {self.name} failed: {exc}", provider="local") from exc
 
     # -- scoring -------------------------------------------------------------------------------------------------------
     def next_token_logits(self, prompt: str | Sequence[int] | Any) -> Any:

@@ -9,16 +9,8 @@ from collections.abc import Generator
 from typing import Any
 
 from core.config import Settings, get_settings
-from core.llm.base import (
-    CHAT_API,
-    Completion,
-    FinishReason,
-    GenerationOptions,
-    MessagesIn,
-    Stopwatch,
-    TextStream,
-    normalize_messages,
-)
+from core.llm.base import (CHAT_API, Completion, FinishReason, GenerationOptions, MessagesIn, Stopwatch, TextStream,
+                           normalize_messages)
 from core.llm.errors import LLMBadResponse, LLMConfigError, LLMError
 from core.llm.keys import api_key, base_url, is_default_endpoint
 from core.llm.remote import Endpoint, estimate_tokens, translate_error, usage_number

@@ -5,7 +5,7 @@ weights, bfloat16 arithmetic where the CPU has it. It reads prompts over three t
 a model whose export or compilation fails here is served by llama.cpp for the rest of the process, with one log line.
 
 The loop is this module's own: one inference for the part of the prompt not already cached, then one per new token,
-greedy or sampled in numpy. Its contract is llama.cpp's (`llamacpp.text_pieces`): the same end tokens, stop strings
+greedy or sampled in numpy. Its contract is `decoding.FastModel`'s, as llama.cpp's: the same end tokens, stop strings
 and minimum lengths met with a paragraph break, and a prompt's prefix shared with the previous prompt is kept
 (`reuse`) without changing a single logit.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from core.llm.base import StopScanner
-from core.llm.llamacpp import Detokenizer, FastRun, common_prefix, cpu_threads, goes_on
+from core.llm.decoding import Detokenizer, FastRun, common_prefix, cpu_threads, goes_on, one_step
 from core.llm.loopguard import LoopGuard
 
 log = logging.getLogger(__name__)
@@ -63,6 +63,61 @@ class OVModel:
     exact: int = 0  # how many of them were read in inferences of two or more tokens (see `reuse`)
     keep_prefix: bool = True  # whether `reuse` may keep a prefix: only where `prefix_exact` found it exact here
     caches: dict[str, Any] = field(default_factory=dict)  # the cache tensors, by input name
+
+    @property
+    def runtime(self) -> str:
+        return "openvino"
+
+    @property
+    def handle(self) -> Any:
+        return self.compiled
+
+    def text_pieces(self, prompt_ids: Sequence[int], *, max_new: int, temperature: float, top_p: float | None,
+                    seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
+                    scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
+                    paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
+        """Generated text as it comes, as `decoding.FastModel.text_pieces` says; `guard`
+        bars repeated n-grams of the new tokens before each pick (None: plain decoding)."""
+        import numpy as np
+        rng = np.random.default_rng(seed if seed is not None else random.getrandbits(31))
+        ends = self.eog_ids | frozenset(stop_ids)
+        detok = Detokenizer(decode)
+        state = guard.state() if guard is not None and guard.active else None
+        kept = reuse(self, prompt_ids)
+        logits = evaluate(self, list(prompt_ids[kept:]))
+        while len(run.new_ids) < max_new and not scanner.stopped:
+            if state is not None:  # the loop guard: a token completing an n-gram already generated is barred
+                logits = state.apply(logits, run.new_ids)
+            token = pick(logits, temperature, top_p, rng)
+            if token in ends:
+                if not goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words, decode=decode):
+                    run.ended = True
+                    break
+                new = list(paragraph)
+            else:
+                new = [token]
+            for piece_id in new:
+                run.new_ids.append(piece_id)
+                out = scanner.feed(detok.push(piece_id))
+                if out:
+                    yield out
+            if scanner.stopped or len(run.new_ids) >= max_new:
+                break
+            logits = evaluate(self, new)
+        if not scanner.stopped:
+            out = scanner.feed(detok.flush())
+            if out:
+                yield out
+
+    def next_logits(self, ids: Sequence[int]) -> Any:
+        """`decoding.FastModel.next_logits` here: a step of one token after the cached ones reads that token alone (as
+        generation does, one inference per token); otherwise the prefix `reuse` allows is kept."""
+        if not ids:
+            raise ValueError("no tokens: there is nothing to read")
+        if one_step(self.prompt, ids):
+            return evaluate(self, list(ids[len(self.prompt):]))
+        kept = reuse(self, ids)
+        return evaluate(self, list(ids[kept:]))
 
 
 def available() -> bool:
@@ -271,41 +326,3 @@ def pick(logits: Any, temperature: float, top_p: float | None, rng: Any) -> int:
         kept = probs[top] / probs[top].sum()
         return int(top[rng.choice(top.size, p=kept)])
     return int(rng.choice(probs.size, p=probs))
-
-
-def text_pieces(model: OVModel, prompt_ids: Sequence[int], *, max_new: int, temperature: float,
-                top_p: float | None, seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
-                scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
-                paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
-    """Generated text as it comes, as `llamacpp.text_pieces` gives it (see there for the contract); `guard`
-    bars repeated n-grams of the new tokens before each pick (None: plain decoding)."""
-    import numpy as np
-    rng = np.random.default_rng(seed if seed is not None else random.getrandbits(31))
-    ends = model.eog_ids | frozenset(stop_ids)
-    detok = Detokenizer(decode)
-    state = guard.state() if guard is not None and guard.active else None
-    kept = reuse(model, prompt_ids)
-    logits = evaluate(model, list(prompt_ids[kept:]))
-    while len(run.new_ids) < max_new and not scanner.stopped:
-        if state is not None:  # the loop guard: a token completing an n-gram already generated is barred
-            logits = state.apply(logits, run.new_ids)
-        token = pick(logits, temperature, top_p, rng)
-        if token in ends:
-            if not goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words, decode=decode):
-                run.ended = True
-                break
-            new = list(paragraph)
-        else:
-            new = [token]
-        for piece_id in new:
-            run.new_ids.append(piece_id)
-            out = scanner.feed(detok.push(piece_id))
-            if out:
-                yield out
-        if scanner.stopped or len(run.new_ids) >= max_new:
-            break
-        logits = evaluate(model, new)
-    if not scanner.stopped:
-        out = scanner.feed(detok.flush())
-        if out:
-            yield out

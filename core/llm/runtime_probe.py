@@ -233,11 +233,11 @@ def _prompt_ids(model: str, cache_dir: Path) -> tuple[Any, list[int]]:
     return tokenizer, list(tokenizer(PROBE_TEXT)["input_ids"])
 
 
-def _generate(pieces: Any, fast: Any, ids: list[int], tokenizer: Any, n: int = 12) -> list[int]:
+def _generate(fast: Any, ids: list[int], tokenizer: Any, n: int = 12) -> list[int]:
     from core.llm.base import StopScanner
-    from core.llm.llamacpp import FastRun
+    from core.llm.decoding import FastRun
     run = FastRun(StopScanner(()))
-    for _ in pieces(fast, ids, max_new=n, temperature=0.0, top_p=None, seed=None, stop_ids=(),
+    for _ in fast.text_pieces(ids, max_new=n, temperature=0.0, top_p=None, seed=None, stop_ids=(),
                     decode=lambda t: tokenizer.decode(t), scanner=run.scanner, run=run):
         pass
     return run.new_ids
@@ -250,8 +250,8 @@ def probe_llamacpp(model: str, cache_dir: Path) -> dict[str, Any]:
     from core.llm.local_models import fast_gguf_file, spec_for
     tokenizer, ids = _prompt_ids(model, cache_dir)
     fast = llamacpp.load_fast(model, fast_gguf_file(model, cache_dir), spec_for(model).context_window)
-    first = _generate(llamacpp.text_pieces, fast, ids, tokenizer)
-    again = _generate(llamacpp.text_pieces, fast, ids[:-3] + ids[-2:], tokenizer)
+    first = _generate(fast, ids, tokenizer)
+    again = _generate(fast, ids[:-3] + ids[-2:], tokenizer)
     llamacpp.unload()
     return {"tokens": len(first) + len(again), "prompt": len(ids)}
 
@@ -262,7 +262,7 @@ def probe_openvino(model: str, cache_dir: Path) -> dict[str, Any]:
     tokenizer, ids = _prompt_ids(model, cache_dir)
     xml = openvino_export.model_xml(model, cache_dir)
     fast = openvino_rt.load(model, lambda: xml, lambda: tokenizer, keep_prefix=False)
-    new = _generate(openvino_rt.text_pieces, fast, ids, tokenizer)
+    new = _generate(fast, ids, tokenizer)
     return {"tokens": len(new), "prompt": len(ids), "prefix_exact": openvino_rt.prefix_exact(fast, ids)}
 
 

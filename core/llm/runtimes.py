@@ -4,16 +4,22 @@
 `openvino`, `llama.cpp` or `transformers`. What serves also depends on what is installed, on whether OpenVINO could
 export or compile the model in this process (`openvino_rt.failed`), and on each native runtime's test run on this
 machine (`runtime_probe`): a runtime whose child-process probe crashed is never loaded into a Fabula process.
-`serving` answers from what is known without probing (for the Settings page); `LocalLLM` asks the probes before it
-loads a native runtime.
+`serving` answers from what is known without probing (for the Settings page); `fast_model` asks the probes before
+it loads a native runtime, and is what `LocalLLM` generates with (`decoding.FastModel`, or None: transformers).
 """
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from core.llm import llamacpp, openvino_rt, runtime_probe
+from core.llm import llamacpp, openvino_export, openvino_rt, runtime_probe
+from core.llm.decoding import FastModel
+from core.llm.errors import LLMError
+from core.llm.local_models import fast_gguf_file
 
 log = logging.getLogger(__name__)
 
@@ -69,3 +75,33 @@ def serving(model: str) -> Serving:
             return Serving("llama.cpp", tuple(notes))
         notes.append(found.note())
     return Serving("transformers", tuple(notes))
+
+
+def fast_model(name: str, cache_dir: Path, context_window: int, tokenizer: Callable[[], Any]) -> FastModel | None:
+    """The fast runtime's loaded model for `name`, or None where transformers serves. OpenVINO's export is made at
+    set-up, else on this first use. A native runtime is loaded only after its probe in a child process passed on
+    this machine (`runtime_probe`); one that failed it is passed over with a log line, as a failed OpenVINO export
+    is (unless FABULA_LOCAL_RUNTIME names it: then its failure is the answer)."""
+    wanted = serving(name).runtime
+    if wanted == "openvino":
+        if (loaded := openvino_rt.loaded(name)) is not None:
+            return loaded
+        try:
+            xml = openvino_export.model_xml(name, cache_dir)
+            found = runtime_probe.verdict("openvino", name, cache_dir)
+            if not found.ok:
+                raise LLMError(f"local: {found.note()}", provider="local")
+            return openvino_rt.load(name, lambda: xml, tokenizer, keep_prefix=found.prefix_exact is not False)
+        except Exception as exc:
+            if setting() == "openvino":
+                raise
+            openvino_rt.mark_failed(name, exc)  # the default: llama.cpp serves, with a log line
+        wanted = serving(name).runtime
+    if wanted != "llama.cpp":
+        return None
+    gguf = fast_gguf_file(name, cache_dir)
+    found = runtime_probe.verdict("llama.cpp", name, cache_dir)
+    if not found.ok:
+        llamacpp.mark_unsafe(name, found.note())  # one log line; `serving` now says transformers
+        return None
+    return llamacpp.load_fast(name, gguf, context_window)

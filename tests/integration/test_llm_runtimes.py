@@ -15,8 +15,9 @@ from pathlib import Path
 import llama_cpp  # noqa: F401 - installed by the set-up command; its absence must fail here, not skip
 import pytest
 
-from core.llm import llamacpp, openvino_rt, runtime_probe, runtimes
+from core.llm import llamacpp, runtime_probe, runtimes
 from core.llm.base import StopScanner
+from core.llm.decoding import FastRun
 from core.llm.local import LocalLLM
 
 pytestmark = pytest.mark.slow
@@ -70,11 +71,10 @@ def fast_greedy(llm: LocalLLM, ids: list[int], n: int, runtime: str) -> list[int
     """Greedy ids from the fast path `runtime` ("llama.cpp" or "openvino") serving `llm`, its lock held."""
     fast = llm._fast()
     assert fast is not None and llm.runtime == runtime
-    pieces = openvino_rt.text_pieces if runtime == "openvino" else llamacpp.text_pieces
-    run = llamacpp.FastRun(StopScanner(()))
+    run = FastRun(StopScanner(()))
     with llm._lock:
-        for _ in pieces(fast, ids, max_new=n, temperature=0.0, top_p=None, seed=None,  # type: ignore[arg-type]
-                        stop_ids=(), decode=llm.decode, scanner=run.scanner, run=run):
+        for _ in fast.text_pieces(ids, max_new=n, temperature=0.0, top_p=None, seed=None,
+                                  stop_ids=(), decode=llm.decode, scanner=run.scanner, run=run):
             pass
     return run.new_ids
 
@@ -245,3 +245,27 @@ def test_the_server_warm_up_loads_each_local_role_model_and_the_embedder(store, 
     llamacpp._models["smollm2"].llama.close()
     runtime.setenv(llm_service.WARM_UP_ENV, "0")
     assert llm_service.start_warm_up(store) is None
+
+
+@pytest.mark.parametrize("name", ["openvino", "llama.cpp"])
+def test_a_token_by_token_loop_on_the_fast_runtime_writes_what_its_generation_writes(
+        name: str, monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
+    """`fast_next_logits` (KID's door to the fast runtime): greedy steps of one token each give the very tokens the
+    runtime's own greedy generation gives, and a second loop over the same prompt gives them again (the cache it
+    left behind changes nothing)."""
+    import numpy as np
+    require_safe(name, cache)
+    monkeypatch.setenv(runtimes.RUNTIME_ENV, name)
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    ids = llm.encode(PROMPTS[1])
+    generated = fast_greedy(llm, ids, 12, name)
+
+    def stepped() -> list[int]:
+        new: list[int] = []
+        for _ in range(12):
+            logits = llm.fast_next_logits(ids + new)
+            assert logits is not None and logits.dtype == np.float32 and logits.ndim == 1
+            new.append(int(np.argmax(logits)))
+        return new
+    assert stepped() == generated
+    assert stepped() == generated

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.llm import llamacpp, openvino_rt, runtimes
+from core.llm import runtimes
 from core.llm.base import StopScanner
+from core.llm.decoding import FastRun
 from core.llm.local import LocalLLM
 from core.llm.loopguard import LoopGuard
 from core.textguard import NGRAM, repetition_stats
@@ -46,11 +47,10 @@ def fast_ids(llm: LocalLLM, prompt: str, guard: LoopGuard | None, runtime: str) 
     """Greedy new ids of the fast runtime serving `llm`, with `guard` (its lock held)."""
     fast = llm._fast()
     assert fast is not None and llm.runtime == runtime
-    pieces = openvino_rt.text_pieces if runtime == "openvino" else llamacpp.text_pieces
-    run = llamacpp.FastRun(StopScanner(()))
+    run = FastRun(StopScanner(()))
     with llm._lock:
-        for _ in pieces(fast, llm.encode(prompt), max_new=TOKENS, temperature=0.0, top_p=None,  # type: ignore
-                        seed=None, stop_ids=(), decode=llm.decode, scanner=run.scanner, run=run, guard=guard):
+        for _ in fast.text_pieces(llm.encode(prompt), max_new=TOKENS, temperature=0.0, top_p=None,
+                                  seed=None, stop_ids=(), decode=llm.decode, scanner=run.scanner, run=run, guard=guard):
             pass
     return run.new_ids
 

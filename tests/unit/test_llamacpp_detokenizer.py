@@ -3,7 +3,8 @@ UTF-8 held back and the window restarted after newlines (a fake byte-level vocab
 from __future__ import annotations
 
 from core.llm.base import StopScanner
-from core.llm.llamacpp import Detokenizer, FastModel, FastRun, text_pieces
+from core.llm.decoding import Detokenizer, FastRun
+from core.llm.llamacpp import LlamaModel
 
 # a byte-level vocabulary: id -> bytes; "é" and "🎄" are split over several ids
 VOCAB = {1: b"Hello", 2: b" world", 3: b"\n", 4: b" caf", 5: b"\xc3", 6: b"\xa9", 7: b" \xf0\x9f", 8: b"\x8e\x84",
@@ -49,10 +50,11 @@ class FakeLlama:
 def run(*calls: list[int], max_new: int = 50, stops: tuple[str, ...] = (),
         min_new: int = 0) -> tuple[str, FastRun, FakeLlama]:
     llama = FakeLlama(*calls)
-    model = FastModel("fake", llama, frozenset({10}), 0.0)
+    model = LlamaModel("fake", llama, frozenset({10}), 0.0)
     state = FastRun(StopScanner(stops))
-    text = "".join(text_pieces(model, [1], max_new=max_new, temperature=0.0, top_p=None, seed=None, stop_ids=(),
-                               decode=decode, scanner=state.scanner, run=state, min_new=min_new, paragraph=[3, 3]))
+    text = "".join(model.text_pieces([1], max_new=max_new, temperature=0.0, top_p=None, seed=None, stop_ids=(),
+                                     decode=decode, scanner=state.scanner, run=state, min_new=min_new,
+                                     paragraph=[3, 3]))
     return text, state, llama
 
 
