@@ -47,9 +47,19 @@ def fresh_settings(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
     get_settings.cache_clear()
 
 
-def novel_path(name: str) -> Path:
-    path = NOVELS / name
+def shared_missing(path: Path) -> str:
+    """The skip message of a test that reads the shared data set and does not find it."""
+    return (f"{path} is missing: this test reads the shared data set; put it at {SHARED_DATA} (a folder "
+            "'shared/data' beside this clone, as CI has it)")
+
+
+def shared_path(*parts: str) -> Path:
+    """A file or folder of the shared data set; the test is skipped, saying what to put where, when it is absent."""
+    path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"{path} is missing: this test reads the shared data set; put it at {SHARED_DATA} (a folder "
-                    "'shared/data' beside this clone, as CI has it)")
+        pytest.skip(shared_missing(path))
     return path
+
+
+def novel_path(name: str) -> Path:
+    return shared_path("novels", "txt", name)

@@ -24,6 +24,7 @@ import pytest
 
 from core.domain import JobStatus, NewChapter, WorkKind
 from core.ingest import chunk_text, read_book
+from tests.conftest import shared_missing
 from tests.e2e.conftest import App, no_exception, start_app, stop_app, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -37,7 +38,7 @@ LW_CHAPTERS = 47  # all of them
 def _chapters(name: str) -> list[NewChapter]:
     path = NOVELS / name
     if not path.exists():
-        pytest.skip("shared novels not available")
+        pytest.skip(shared_missing(path))
     book = read_book(path.name, path.read_bytes())
     return [NewChapter(c.title, c.text, chunk_text(c.text)) for c in book.chapters]
 

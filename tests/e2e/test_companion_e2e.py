@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import shared_missing
 from tests.e2e.conftest import SHOTS, no_exception, open_page, wait_idle, watch_console
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -23,7 +24,7 @@ SISTERS = ("Meg", "Jo", "Beth", "Amy")
 @pytest.fixture(scope="module")
 def book(module_app) -> dict[str, Any]:  # noqa: ANN001
     if not NOVEL.exists():
-        pytest.skip("shared data not available")
+        pytest.skip(shared_missing(NOVEL))
     from core.services import kg_service, library
     from storage.repository import SqlStore
     store = SqlStore.from_url(module_app.db_url)

@@ -22,6 +22,7 @@ import pytest
 
 from core.domain import JobStatus, NewChapter, WorkKind
 from core.ingest import chunk_text, read_book
+from tests.conftest import shared_missing
 from tests.e2e.conftest import SHOTS, App, start_app, upload, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -33,7 +34,7 @@ ADDED = f"\n\n{NEW_NAME} came north to the Klondike and bought Buck for a sled."
 def _novel(name: str, chapters: int) -> list[NewChapter]:
     path = NOVELS / name
     if not path.exists():
-        pytest.skip("shared novels not available")
+        pytest.skip(shared_missing(path))
     book = read_book(path.name, path.read_bytes())
     return [NewChapter(c.title, c.text, chunk_text(c.text)) for c in book.chapters[:chapters]]
 

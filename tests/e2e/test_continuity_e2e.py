@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_missing
 from tests.e2e.conftest import no_exception, open_page, open_selectbox, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -24,7 +25,7 @@ DRAFT = "In the spring Old Tom climbed the stairs of the lighthouse and lit the 
 @pytest.fixture(scope="module")
 def works(module_app) -> dict[str, int]:  # noqa: ANN001
     if not NOVEL.exists():
-        pytest.skip("shared data not available")
+        pytest.skip(shared_missing(NOVEL))
     from core.domain import ChapterSource, NewChapter
     from core.ingest.chunking import chunk_text
     from core.services import kg_service, library, write_service

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_missing
 from tests.e2e.conftest import no_exception, open_page, open_selectbox, upload, wait_for_outcome, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -87,7 +88,7 @@ def move_slider(page, name: str, key: str, expected: int) -> None:  # noqa: ANN0
 
 def test_import_a_novel(module_app, module_page) -> None:  # noqa: ANN001
     if not NOVEL.exists():
-        pytest.skip("shared data not available")
+        pytest.skip(shared_missing(NOVEL))
     page = module_page
     page.goto(f"{module_app.url}/library")
     page.get_by_text("A Christmas Carol").first.wait_for(timeout=120_000)  # the sample book, seeded on first start

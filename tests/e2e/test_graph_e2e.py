@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_missing
 from tests.e2e.conftest import SHOTS, no_exception, open_page, open_selectbox, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -31,7 +32,7 @@ def _fold(text: str) -> str:
 def wild(module_app) -> int:  # noqa: ANN001
     """The novel imported and its offline graph built in the app's database (the app reads it from there)."""
     if not NOVEL.exists():
-        pytest.skip("shared data not available")
+        pytest.skip(shared_missing(NOVEL))
     from core.services import kg_service, library
     from storage.repository import SqlStore
     store = SqlStore.from_url(module_app.db_url)

@@ -117,8 +117,8 @@ def test_hostile_books_run_no_script_and_show_no_key(canary_app, page) -> None: 
     wait_idle(page, timeout=BUILD_TIMEOUT)
     page.locator("iframe").first.wait_for()
     graph = _graph_frame(page)
-    carried = graph.evaluate(f"() => edges.get().filter(e => /onerror=|<script|javascript:/i.test(e.title || ''))"
-                             f".length")
+    carried = graph.evaluate("() => edges.get().filter(e => /onerror=|<script|javascript:/i.test(e.title || ''))"
+                             ".length")
     assert carried > 0, "the payload sentences did not reach the graph view (nothing was tested)"
     assert graph.evaluate("() => document.scripts.length") == 2
     _hover_payload_edge(page, graph)

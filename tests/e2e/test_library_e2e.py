@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_missing
 from tests.e2e.conftest import upload, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -28,7 +29,7 @@ def test_sample_then_import_a_novel_and_read_it(app, page) -> None:  # noqa: ANN
     page.get_by_text("A Christmas Carol").first.wait_for()
     book = NOVELS / "the_call_of_the_wild_pg215.txt"
     if not book.exists():
-        pytest.skip("shared data not available")
+        pytest.skip(shared_missing(book))
     _import(page, path=book)
     page.get_by_text("The Call of the Wild").first.wait_for()
     assert page.get_by_text("7 chapters").count() >= 1

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import SHOTS, App, no_exception, open_page, start_app, stop_app, wait_idle
+from tests.e2e.conftest import SHOTS, App, no_exception, start_app, stop_app, wait_idle
 from tests.support.llm_server import LLMServer, Reply
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -9,6 +9,7 @@ import pytest
 
 from core.ingest import chunk_text, read_book
 from core.ingest.gutenberg import strip_transcription_marks
+from tests.conftest import shared_missing
 
 BOOKS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "graphrag_bench_novel" / "books"
 NAMES = sorted(p.name for p in BOOKS.glob("*.txt")) if BOOKS.is_dir() else []
@@ -26,7 +27,7 @@ HEADED = {
 }
 
 
-@pytest.mark.skipif(not NAMES, reason=f"{BOOKS} not available")
+@pytest.mark.skipif(not NAMES, reason=shared_missing(BOOKS))
 def test_the_ten_dev_books_are_all_there() -> None:
     assert len(NAMES) == 10 and set(HEADED) <= set(NAMES)
 

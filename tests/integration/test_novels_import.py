@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.ingest import ParsedBook, chunk_text, read_book
+from tests.conftest import shared_missing
 
 NOVELS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "novels"
 
@@ -63,7 +64,7 @@ LICENCE_MARKERS = ("gutenberg", "*** start", "*** end", "full license", "www.gut
 def _read(name: str) -> tuple[ParsedBook, float]:
     path = NOVELS / name
     if not path.exists():
-        pytest.skip(f"{path} not available")
+        pytest.skip(shared_missing(path))
     started = time.perf_counter()
     book = read_book(path.name, path.read_bytes())
     return book, time.perf_counter() - started
