@@ -21,8 +21,9 @@ when / what questions, the sentence for why / how, the 3 best sentences in readi
 and 7 for a retelling ("Rewrite ... as a diary entry"). Tried on the dev half and left out: a penalty on long
 sentences (every strength lowered token F1), the span alone (below the clause on every type: gold answers restate
 the question). A question that names someone the cited passages never mention gets no answer; nor does one whose
-best sentence shares too little with it (MIN_SCORE). No maintained extractive reader or reranker ships its weights
-inside a PyPI package (FlashRank, sentence-transformers cross-encoders and the Haystack readers download them from a
+best sentence shares too little with it (MIN_SCORE), nor one that asks for a name ("What is the name of ...")
+where the best sentences name nothing the question does not (NO_NAME). No maintained extractive reader or reranker
+ships its weights inside a PyPI package (FlashRank, sentence-transformers cross-encoders and the Haystack readers download them from a
 model hub at run time, which Fabula never does), so this reader uses the models Fabula already ships: MiniLM, spaCy.
 """
 from __future__ import annotations
@@ -54,11 +55,12 @@ TOP_SENTENCES = 4          # sentences searched for a typed span
 MAX_CANDIDATES = 40        # sentences scored by meaning at most (the best by words): bounds the embedding call
 # the form shown as the answer per answer type: "span", "clause" or "sentence" (chosen on the dev half)
 ANSWER_FORM: dict[str, str] = {"person": "clause", "place": "clause", "time": "clause", "number": "clause",
-                               "thing": "clause", "reason": "sentence", "manner": "sentence", "yesno": "sentence",
+                               "name": "clause", "thing": "clause", "reason": "sentence", "manner": "sentence", "yesno": "sentence",
                                "summary": "sentences", "creative": "sentences"}
 
 NO_PASSAGES = "No passages were cited, so there is nothing to answer from."
 NOT_FOUND = "No sentence of the cited passages answers this question."
+NO_NAME = "The question asks for a name, and the cited passages name nothing the question does not already name."
 
 _CREATIVE = re.compile(r"^\W*(imagine|retell|rewrite|narrate|compose|write)\b|\bas an? (news|newspaper|diary|poem|"
                        r"letter|story|song|speech|monologue|journal)", re.I)
@@ -87,9 +89,11 @@ _YESNO = re.compile(r"^\s*(is|are|was|were|did|does|do|has|had|have|can|could|wi
 # spaCy labels per answer type (the graph's types take precedence where the graph names the span)
 _LABELS: dict[str, frozenset[str]] = {
     "person": frozenset({"PERSON", "NORP", "ORG"}), "place": frozenset({"GPE", "LOC", "FAC"}),
-    "time": frozenset({"DATE", "TIME"}), "number": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})}
+    "time": frozenset({"DATE", "TIME"}), "number": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}),
+    "name": frozenset({"PERSON", "NORP", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})}
 _GRAPH_TYPES: dict[str, frozenset[str]] = {"person": frozenset({"character", "organization"}),
-                                           "place": frozenset({"location"})}
+                                           "place": frozenset({"location"}),
+                                           "name": frozenset({"character", "organization", "location", "object"})}
 _NER_ONLY = ("parser", "lemmatizer", "tagger", "attribute_ruler")  # spaCy components a span search never reads
 _CLAUSE = re.compile(r"\s*(?:;|:|\s[-\u2014]{1,2}\s|\u2014|--)\s*")
 
@@ -143,8 +147,9 @@ class _Sentence:
 
 
 def question_type(question: str) -> str:
-    """person | place | time | number | creative | summary | reason | manner | yesno | thing: a retelling or a
-    whole-story cue anywhere, else the question's first wh-word (and the noun after what/which), else yes/no from a
+    """person | place | time | number | name | creative | summary | reason | manner | yesno | thing: a retelling or a
+    whole-story cue anywhere, else a question for a name (a person's or a place's by the noun after "name of", else
+    "name": any proper name), else the question's first wh-word (and the noun after what/which), else yes/no from a
     leading auxiliary."""
     if _CREATIVE.search(question):
         return "creative"
@@ -157,6 +162,7 @@ def question_type(question: str) -> str:
             return "person"
         if any(w in _WHAT_NOUNS["place"] for w in after):
             return "place"
+        return "name"   # the name of a ship, a painting, a people: any proper name
     m = _WH_WORD.search(question)
     if m is None:
         return "yesno" if _YESNO.match(question) else "thing"
@@ -219,6 +225,9 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
         quotes = tuple(_quote(s, citations) for s in chosen)
         return Extraction(kind, " ".join(s.text for s in chosen), None, quotes, best.score)
     span = _best_span(pool[:TOP_SENTENCES]) if kind in _LABELS else None
+    if span is None and _NAME_OF.search(question):
+        # a question for a name is not answered by a sentence that names nothing it does not already name
+        return Extraction(kind, score=best.score, reason=NO_NAME)
     holder = next((s for s in pool[:TOP_SENTENCES] if span and any(t == span for t, _ in s.spans)), best)
     text = holder.text
     if form == "span" and span:

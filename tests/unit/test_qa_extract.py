@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.qa.extract import NO_PASSAGES, NOT_FOUND, extract_answer, question_type
+from core.qa.extract import NO_NAME, NO_PASSAGES, NOT_FOUND, extract_answer, question_type
 from core.qa.names import answer_names, missing_names, missing_words, question_names
 from core.qa.pipeline import Citation
 
@@ -48,7 +48,8 @@ def _citations(texts: list[str]) -> list[Citation]:
     ("What's the last name of the girl who marries Jim?", "person"),
     ("What is the name of the wife of the captain?", "person"),
     ("What was the name of the town where Buck lived?", "place"),
-    ("What is the name of the band that recorded the album?", "thing")])
+    ("What is the name of the band that recorded the album?", "name"),
+    ("What are the names of the two races the Time Traveller finds?", "name")])
 def test_the_answer_type_comes_from_the_question_word(question: str, kind: str) -> None:
     assert question_type(question) == kind
 
@@ -75,6 +76,21 @@ def test_a_question_about_someone_the_passages_never_name_gets_no_answer() -> No
     found = extract_answer("How does John Thornton die?", _citations(PASSAGES), embed=WordEmbed())
     assert found.answer is None and found.missing == ("John Thornton",)
     assert found.reason == "The chapters you have read do not mention John Thornton."
+
+
+def test_a_name_question_is_answered_by_a_name_the_question_does_not_give() -> None:
+    found = extract_answer("What is the name of the flag station where Manuel took Buck?", _citations(PASSAGES),
+                           embed=WordEmbed())
+    assert found.question_type == "name" and found.span == "College Park"
+
+
+def test_a_name_question_gets_no_answer_where_the_passages_name_nothing_new() -> None:
+    """A sentence that only repeats the question's own names is no answer to "what is the name of ..." (the app
+    showed "The Time Traveller vanished three years ago." for the two races' names)."""
+    passages = ["The Time Traveller vanished three years ago. He never came back to tell us of the two races."]
+    found = extract_answer("What are the names of the two races the Time Traveller finds?", _citations(passages),
+                           embed=WordEmbed())
+    assert found.answer is None and found.reason == NO_NAME and not found.quotes
 
 
 def test_no_citations_no_answer() -> None:
