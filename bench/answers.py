@@ -122,19 +122,44 @@ def graphrag(args: argparse.Namespace, memo: MemoEmbed) -> dict[str, Any]:
             "best of two": _mean([_f1(pick(ext(q), generated[q["id"]]), q["answer"]) for q in sampled]),
             "auto (page)": _mean([_f1(auto[q["id"]].answer, q["answer"]) for q in sampled]),
             "auto rephrased %": _mean([float(auto[q["id"]].answer_path == "rephrased") for q in sampled]),
+            "auto, no span rule": _mean([_f1(without_span_rule(auto[q["id"]]), q["answer"]) for q in sampled]),
+            "span dropped %": _mean([float(without_span_rule(auto[q["id"]]) != auto[q["id"]].answer)
+                                     for q in sampled]),
             "generated supported %": _mean([float(bool(generated[q["id"]].supported)) for q in sampled])})
     examples = [{"question": q["question"], "gold": q["answer"], "extractive": shown(runs[q["id"]].result),
                  "generated": generated[q["id"]].answer if q["id"] in generated else None,
                  "auto": auto[q["id"]].answer if q["id"] in auto else None}
                 for q in sample[:: max(1, len(sample) // 12)]]
     answers = [{"id": q["id"], "type": SHORT[q["question_type"]], "gold": q["answer"],
-                "extractive": shown(runs[q["id"]].result), "extractive_supported": shown_supported(runs[q["id"]].result),
+                "extractive": shown(runs[q["id"]].result),
+                "extractive_supported": shown_supported(runs[q["id"]].result),
                 "generated": generated[q["id"]].answer if q["id"] in generated else None,
                 "generated_supported": generated[q["id"]].supported if q["id"] in generated else None,
                 "auto": auto[q["id"]].answer if q["id"] in auto else None,
-                "auto_path": auto[q["id"]].answer_path if q["id"] in auto else None} for q in held]
+                "auto_path": auto[q["id"]].answer_path if q["id"] in auto else None,
+                "auto_no_span_rule": without_span_rule(auto[q["id"]]) if q["id"] in auto else None} for q in held]
     return {"n": len(everything), "test_questions": len(held), "per_type_cap": args.per_type, "mode": args.mode,
             "rows": rows, "examples": examples, "answers": answers}
+
+
+def without_span_rule(result: Any) -> str | None:
+    """What the page showed before a rephrasing had to keep the reader's span (qa_service.keeps_span): the model's
+    reply (kept in `raw_answer` when the rule turned it down) wherever the support check alone passes on the quotes
+    (here without the graph's names, which the service also gives the check: near enough for a share)."""
+    from core.qa.answer import clean_answer
+    from core.qa.extract import embed_sentences
+    from core.qa.support import check_support
+    from core.services.qa_service import keeps_span
+    extraction = result.extraction
+    if result.answer_path != "extractive" or not result.raw_answer or extraction is None or not extraction.quotes:
+        return result.answer
+    reply = clean_answer(result.raw_answer)
+    if not reply.strip() or keeps_span(reply, extraction.span):
+        return result.answer  # turned down (or empty) for another reason: the same then as now
+    quotes = [q.text for q in extraction.quotes]
+    support = check_support(reply, quotes, question=result.plan.question, embed=embed_sentences)
+    support.question_missing = ()
+    return reply if support.supported else result.answer
 
 
 def generate(store: Any, work_of: dict[str, int], sample: list[dict[str, Any]],

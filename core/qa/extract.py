@@ -23,8 +23,9 @@ sentences (every strength lowered token F1), the span alone (below the clause on
 the question). A question that names someone the cited passages never mention gets no answer; nor does one whose
 best sentence shares too little with it (MIN_SCORE), nor one that asks for a name ("What is the name of ...")
 where the best sentences name nothing the question does not (NO_NAME). No maintained extractive reader or reranker
-ships its weights inside a PyPI package (FlashRank, sentence-transformers cross-encoders and the Haystack readers download them from a
-model hub at run time, which Fabula never does), so this reader uses the models Fabula already ships: MiniLM, spaCy.
+ships its weights inside a PyPI package (FlashRank, sentence-transformers cross-encoders and the Haystack readers
+download them from a model hub at run time, which Fabula never does), so this reader uses the models Fabula already
+ships: MiniLM, spaCy.
 """
 from __future__ import annotations
 
@@ -55,8 +56,8 @@ TOP_SENTENCES = 4          # sentences searched for a typed span
 MAX_CANDIDATES = 40        # sentences scored by meaning at most (the best by words): bounds the embedding call
 # the form shown as the answer per answer type: "span", "clause" or "sentence" (chosen on the dev half)
 ANSWER_FORM: dict[str, str] = {"person": "clause", "place": "clause", "time": "clause", "number": "clause",
-                               "name": "clause", "thing": "clause", "reason": "sentence", "manner": "sentence", "yesno": "sentence",
-                               "summary": "sentences", "creative": "sentences"}
+                               "name": "clause", "thing": "clause", "reason": "sentence", "manner": "sentence",
+                               "yesno": "sentence", "summary": "sentences", "creative": "sentences"}
 
 NO_PASSAGES = "No passages were cited, so there is nothing to answer from."
 NOT_FOUND = "No sentence of the cited passages answers this question."

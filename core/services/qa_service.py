@@ -204,11 +204,14 @@ class Asker:
 
     def _rephrase(self, llm: LLM, extraction: Extraction, question: str, params: QAParams,
                   corpus: Corpus) -> tuple[str | None, str | None]:
-        """The embedded model's short answer from the chosen sentences alone, kept only when the support check
-        (names included) passes on those sentences: (answer or None, raw reply)."""
+        """The embedded model's short answer from the chosen sentences alone, kept only when it still states the
+        answer the reader found (its span: the name, place or time asked for) and the support check (names
+        included) passes on those sentences: (answer or None, raw reply). A rephrasing that drops the span is no
+        rephrasing ("What are the names of the two races?" -> "The two races are the same, but the names are
+        different." beside a sentence naming the Morlocks)."""
         quotes = [q.text for q in extraction.quotes]
         answer, raw = generate_answer(llm, render_prompt(" ".join(quotes), [], question), params.answer_tokens)
-        if not answer.strip():
+        if not answer.strip() or not keeps_span(answer, extraction.span):
             return None, raw
         support = check_support(answer, quotes, question=question, entities=corpus.entities, embed=self._embed)
         support.question_missing = ()  # the question's names were found in the cited passages (the extraction's
@@ -229,6 +232,13 @@ class Asker:
         fitted.prompt, fitted.prompt_tokens, fitted.budget = prompt, self._count(prompt), params.budget_tokens
         fitted.notes.append("The sentences the extractive reader chose lead the prompt.")
         return fitted
+
+
+def keeps_span(answer: str, span: str | None) -> bool:
+    """Whether `answer` states `span` (as whole words, any case; True when there is no span to keep)."""
+    if not span:
+        return True
+    return re.search(rf"(?<!\w){re.escape(' '.join(span.split()))}(?!\w)", " ".join(answer.split()), re.I) is not None
 
 
 def ask(store: Store, work_id: int, question: str, params: QAParams | None = None, *, llm: LLM | None = None,

@@ -192,3 +192,31 @@ def test_auto_with_an_embedded_model_quotes_the_book_and_keeps_a_backed_rephrasi
     assert result.answer == (reply if shown == "rephrased" else extraction.answer)
     assert result.answer_chapters == [1] and result.supported is True
     assert result.as_dict()["answer_path"] == shown
+
+
+@pytest.mark.parametrize("reply, shown", [
+    ("Sometimes people called Scrooge Marley.", "rephrased"),
+    ("Sometimes people called Scrooge by both names.", "extractive")])
+def test_a_rephrasing_that_drops_the_answer_the_reader_found_is_not_shown(carol, reply: str,  # noqa: ANN001
+                                                                          shown: str) -> None:
+    """The embedded model may rephrase the chosen sentence only if it keeps the span the reader found (the name
+    asked for): a fluent reply without it is not an answer, however well the passages back its other words."""
+    from core.llm import register_provider, unregister_provider
+    store, work_id = carol
+    register_provider("embfake", lambda model, **kw: FakeLLM(lambda m, o: reply, model=model, context_window=8192),
+                      embedded=True)
+    try:
+        asker = qa_service.Asker(store, llm_override="embfake:x")
+        result = asker.ask(work_id, "What is the name of Scrooge's dead partner?", QAParams(mode="rag", upto=1))
+    finally:
+        unregister_provider("embfake")
+    extraction = result.extraction
+    assert extraction is not None and extraction.span is not None and "Marley" in extraction.span
+    assert result.answer_path == shown
+    assert result.answer == (reply if shown == "rephrased" else extraction.answer)
+
+
+def test_keeps_span_matches_whole_words_in_any_case() -> None:
+    assert qa_service.keeps_span("It was JACOB  Marley's ghost.", "Jacob Marley")
+    assert not qa_service.keeps_span("Marleyville", "Marley") and not qa_service.keeps_span("the clerk", "Marley")
+    assert qa_service.keeps_span("anything", None)
