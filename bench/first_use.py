@@ -118,7 +118,7 @@ def new_book_rows(store: Any, params: Any) -> list[dict[str, Any]]:
     job = imports.submit(store, path.name, path.read_bytes())
     background.worker().wait(f"import:{job.key}", 600)
     rows = [{"step": f"import {path.name}", "seconds": round(time.perf_counter() - start, 2), "load": load(),
-             "answer": job.outcome or job.error or job.state, "runtime": "-"}]
+             "answer": job.outcome or job.error or job.status.value, "runtime": "-"}]
     start = time.perf_counter()
     background.worker().wait(f"embed:{job.work_id}", 600)
     rows.append({"step": "its passages embedded (in the worker, after the import)", "load": load(),

@@ -26,6 +26,24 @@ class JobStatus(str, Enum):
     STOPPED = "stopped"    # asked to stop between units; resumable like a failed one
 
 
+@dataclass(kw_only=True)
+class JobProgress:
+    """What a page shows of any background job, one shape for all of them: a work's job (core.tasks.WorkTask, the
+    work_tasks row: the one record of its status, progress, message and error) and a large-file import that has no
+    work yet (core.services.imports.ImportJob, in the server's memory). views/_jobs.py renders this shape."""
+
+    status: JobStatus = JobStatus.RUNNING
+    done: int = 0
+    total: int = 0
+    message: str = ""
+    error: str | None = None
+
+    @property
+    def fraction(self) -> float:
+        """How far along, 0..1 (0 before the total is known)."""
+        return min(self.done / self.total, 1.0) if self.total else 0.0
+
+
 @dataclass
 class Work:
     id: int
@@ -84,6 +102,10 @@ class Chunk:
 
 @dataclass
 class Job:
+    """A resumable unit job's resume record (the jobs table, core.services.jobs): whether its units are all done
+    (`status`), how many are (`done` of `total`) and where to continue (`state`). What a page shows of a running or
+    ended job, its error included, is the work's task row (core.tasks.WorkTask), not this."""
+
     id: int
     work_id: int
     kind: str
@@ -91,7 +113,6 @@ class Job:
     done: int
     total: int
     state: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
 
 
 @dataclass

@@ -4,37 +4,28 @@ One row per work (table work_tasks, migration 0008): the work's current or last 
 its work atomically, so two tabs, sessions or servers can never run two jobs on one work at once; it beats a
 heartbeat while it runs, writes its progress, and reads a stop request that any tab may set. A task whose heartbeat
 went quiet was killed with its server: it is shown as interrupted and can be resumed (its job row is resumable).
-The job itself (done/total per unit, resume state) stays in the jobs table, through core.services.jobs.
+This row is the one record of a work's job state that pages read: its status (core.domain.JobStatus, the one
+vocabulary), progress, message and error. The jobs table (core.services.jobs) keeps only the resume record of each
+unit job: whether its units are all done and where to continue.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from enum import Enum
 from typing import Any, Protocol
 
-from core.domain import Work
+from core.domain import JobProgress, JobStatus, Work
 
 
-class TaskStatus(str, Enum):
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    STOPPED = "stopped"
+@dataclass(kw_only=True)
+class WorkTask(JobProgress):
+    """A work's current or last background job: its status, done, total, message and error (JobProgress)."""
 
-
-@dataclass
-class WorkTask:
     work_id: int
     kind: str                                      # a core.services.background job kind: "kg_build", "narco", ...
     owner: str                                     # the worker (host, process, instance) that claimed it
-    status: TaskStatus
     params: dict[str, Any] = field(default_factory=dict)   # what the job was asked to do: Resume runs it again
     stop_requested: bool = False
-    done: int = 0
-    total: int = 0
-    message: str = ""
-    error: str | None = None
     started_at: datetime | None = None
     heartbeat_at: datetime | None = None
     finished_at: datetime | None = None
@@ -43,11 +34,11 @@ class WorkTask:
 
     def alive(self, now: datetime, stale_after: timedelta) -> bool:
         """Running, and its worker beat recently: a running task with a quiet heartbeat was killed with its server."""
-        return (self.status is TaskStatus.RUNNING and self.heartbeat_at is not None
+        return (self.status is JobStatus.RUNNING and self.heartbeat_at is not None
                 and now - self.heartbeat_at <= stale_after)
 
     def interrupted(self, now: datetime, stale_after: timedelta) -> bool:
-        return self.status is TaskStatus.RUNNING and not self.alive(now, stale_after)
+        return self.status is JobStatus.RUNNING and not self.alive(now, stale_after)
 
     def seconds_left(self, now: datetime) -> float | None:
         """Time left at the rate measured since the first progress report; None before two reports tell a rate."""
@@ -86,5 +77,5 @@ class TaskStore(Protocol):
         """Ask the running task on `work_id` to stop at its next safe point; False when none is running."""
         ...
 
-    def finish_task(self, work_id: int, owner: str, status: TaskStatus, message: str | None = None,
+    def finish_task(self, work_id: int, owner: str, status: JobStatus, message: str | None = None,
                     error: str | None = None) -> None: ...

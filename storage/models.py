@@ -78,8 +78,7 @@ class JobRow(Base):
     status: Mapped[str] = mapped_column(String(20))
     done: Mapped[int] = mapped_column(Integer, default=0)
     total: Mapped[int] = mapped_column(Integer, default=0)
-    state: Mapped[dict] = mapped_column(JSON, default=dict)
-    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    state: Mapped[dict] = mapped_column(JSON, default=dict)   # its error lives on the task row (0014)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -37,7 +37,7 @@ def _chapter(row: ChapterRow) -> Chapter:
 
 def _job(row: JobRow) -> Job:
     return Job(id=row.id, work_id=row.work_id, kind=row.kind, status=JobStatus(row.status), done=row.done,
-               total=row.total, state=dict(row.state or {}), error=row.error)
+               total=row.total, state=dict(row.state or {}))
 
 
 class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository, ShareRepository,
@@ -243,8 +243,7 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository,
             # back, and a "running" row forever would mislead anyone reading the job history.
             s.execute(update(JobRow).where(JobRow.work_id == work_id, JobRow.kind == kind, JobRow.id != row.id,
                                            JobRow.status == JobStatus.RUNNING.value)
-                      .values(status=JobStatus.FAILED.value, error=f"interrupted; superseded by job {row.id}",
-                              updated_at=utcnow()))
+                      .values(status=JobStatus.FAILED.value, updated_at=utcnow()))
             return _job(row)
 
     def get_job(self, job_id: int) -> Job:
@@ -261,7 +260,7 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository,
             return _job(row) if row else None
 
     def update_job(self, job_id: int, *, done: int | None = None, total: int | None = None,
-                   state: dict[str, Any] | None = None, status: str | None = None, error: str | None = None) -> Job:
+                   state: dict[str, Any] | None = None, status: str | None = None) -> Job:
         with self.session() as s:
             row = s.get(JobRow, job_id)
             if row is None:
@@ -274,8 +273,6 @@ class SqlStore(KgRepository, NarcoRepository, SummaryRepository, TaskRepository,
                 row.state = {**(row.state or {}), **state}
             if status is not None:
                 row.status = JobStatus(status).value
-            if error is not None:
-                row.error = error
             row.updated_at = utcnow()
             s.flush()
             return _job(row)

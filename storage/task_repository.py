@@ -14,7 +14,8 @@ from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from core.tasks import TaskStatus, WorkTask
+from core.domain import JobStatus
+from core.tasks import WorkTask
 from storage.models import utcnow
 from storage.models_tasks import WorkTaskRow
 
@@ -27,7 +28,7 @@ def _aware(value: datetime | None) -> datetime | None:
 
 
 def _task(row: WorkTaskRow) -> WorkTask:
-    return WorkTask(work_id=row.work_id, kind=row.kind, owner=row.owner, status=TaskStatus(row.status),
+    return WorkTask(work_id=row.work_id, kind=row.kind, owner=row.owner, status=JobStatus(row.status),
                     params=dict(row.params or {}), stop_requested=bool(row.stop_requested), done=row.done,
                     total=row.total, message=row.message or "", error=row.error, started_at=_aware(row.started_at),
                     heartbeat_at=_aware(row.heartbeat_at), finished_at=_aware(row.finished_at),
@@ -43,14 +44,14 @@ class TaskRepository:
     def claim_task(self, work_id: int, kind: str, owner: str, params: dict[str, Any], stale_before: datetime,
                    dead_owner: str | None = None) -> WorkTask | None:
         now = utcnow()
-        fresh = dict(kind=kind, owner=owner[:_OWNER_CHARS], status=TaskStatus.RUNNING.value, params=params,
+        fresh = dict(kind=kind, owner=owner[:_OWNER_CHARS], status=JobStatus.RUNNING.value, params=params,
                      stop_requested=False, done=0, total=0, message="", error=None, started_at=now, heartbeat_at=now,
                      finished_at=None, rate_since=None, rate_base=0)
         try:
             with self.session() as s:
                 taken = s.execute(update(WorkTaskRow)
                                   .where(WorkTaskRow.work_id == work_id,
-                                         or_(WorkTaskRow.status != TaskStatus.RUNNING.value,
+                                         or_(WorkTaskRow.status != JobStatus.RUNNING.value,
                                              WorkTaskRow.heartbeat_at < stale_before,
                                              WorkTaskRow.owner == (dead_owner or "")))
                                   .values(**fresh).execution_options(synchronize_session=False))
@@ -82,7 +83,7 @@ class TaskRepository:
                   message: str | None = None) -> bool:
         with self.session() as s:
             row = s.get(WorkTaskRow, work_id)
-            if row is None or row.owner != owner[:_OWNER_CHARS] or row.status != TaskStatus.RUNNING.value:
+            if row is None or row.owner != owner[:_OWNER_CHARS] or row.status != JobStatus.RUNNING.value:
                 return True  # taken over (this worker was thought dead) or gone: stop
             row.heartbeat_at = utcnow()
             if done is not None:
@@ -99,17 +100,17 @@ class TaskRepository:
         with self.session() as s:
             asked = s.execute(update(WorkTaskRow)
                               .where(WorkTaskRow.work_id == work_id,
-                                     WorkTaskRow.status == TaskStatus.RUNNING.value)
+                                     WorkTaskRow.status == JobStatus.RUNNING.value)
                               .values(stop_requested=True).execution_options(synchronize_session=False))
             return cast(CursorResult[Any], asked).rowcount == 1
 
-    def finish_task(self, work_id: int, owner: str, status: TaskStatus, message: str | None = None,
+    def finish_task(self, work_id: int, owner: str, status: JobStatus, message: str | None = None,
                     error: str | None = None) -> None:
         with self.session() as s:
             row = s.get(WorkTaskRow, work_id)
             if row is None or row.owner != owner[:_OWNER_CHARS]:
                 return  # another worker holds it now: its row is not ours to close
-            row.status, row.finished_at, row.heartbeat_at = TaskStatus(status).value, utcnow(), utcnow()
+            row.status, row.finished_at, row.heartbeat_at = JobStatus(status).value, utcnow(), utcnow()
             row.error = error
             if message is not None:
                 row.message = message

@@ -27,10 +27,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from core.domain import JobStatus
 from core.services.job_kinds import KINDS, Controls, JobKind
 from core.services.jobs import JobStopped, ProgressFn, error_text
 from core.store import Store
-from core.tasks import TaskStatus, TaskStore, WorkTask, utcnow
+from core.tasks import TaskStore, WorkTask, utcnow
 
 HEARTBEAT_S = 3.0
 STALE_AFTER = timedelta(seconds=20)     # several missed heartbeats: the server that ran it is gone
@@ -100,7 +101,7 @@ class Worker:
     def claim(self, store: TaskStore, work_id: int, kind: str, params: dict[str, Any] | None = None) -> WorkTask:
         store.get_work(work_id)  # NotFound for a work that is gone
         held = store.get_task(work_id)
-        dead = held.owner if held and held.status is TaskStatus.RUNNING and owner_gone(held.owner) else None
+        dead = held.owner if held and held.status is JobStatus.RUNNING and owner_gone(held.owner) else None
         task = store.claim_task(work_id, kind, self.owner, dict(params or {}), utcnow() - self.stale_after, dead)
         if task is None:
             held = store.get_task(work_id)
@@ -120,13 +121,13 @@ class Worker:
         try:
             yield controls
         except JobStopped as exc:
-            store.finish_task(work_id, self.owner, TaskStatus.STOPPED, str(exc))
+            store.finish_task(work_id, self.owner, JobStatus.STOPPED, str(exc))
             raise
         except BaseException as exc:  # Ctrl-C too: the row must not say "running" for a run that is over
-            store.finish_task(work_id, self.owner, TaskStatus.FAILED, error=error_text(exc))
+            store.finish_task(work_id, self.owner, JobStatus.FAILED, error=error_text(exc))
             raise
         else:
-            store.finish_task(work_id, self.owner, TaskStatus.DONE, controls.outcome)
+            store.finish_task(work_id, self.owner, JobStatus.DONE, controls.outcome)
         finally:
             ended.set()
 
@@ -139,14 +140,14 @@ class Worker:
         try:
             with self._slots:  # a job waiting for a slot keeps beating, so it is not taken for dead
                 if controls.should_stop():
-                    store.finish_task(task.work_id, self.owner, TaskStatus.STOPPED, "Stopped before it started.")
+                    store.finish_task(task.work_id, self.owner, JobStatus.STOPPED, "Stopped before it started.")
                     return
                 outcome = _kinds()[task.kind].run(store, task.work_id, task.params, controls)
-            store.finish_task(task.work_id, self.owner, TaskStatus.DONE, outcome)
+            store.finish_task(task.work_id, self.owner, JobStatus.DONE, outcome)
         except JobStopped as exc:
-            store.finish_task(task.work_id, self.owner, TaskStatus.STOPPED, str(exc))
+            store.finish_task(task.work_id, self.owner, JobStatus.STOPPED, str(exc))
         except Exception as exc:  # noqa: BLE001 - the job's error is its outcome, shown by every page
-            store.finish_task(task.work_id, self.owner, TaskStatus.FAILED, error=error_text(exc))
+            store.finish_task(task.work_id, self.owner, JobStatus.FAILED, error=error_text(exc))
         finally:
             ended.set()
 
@@ -234,9 +235,9 @@ def task_view(store: TaskStore, work_id: int, stale_after: timedelta = STALE_AFT
     kind = _kinds().get(task.kind)
     label, unit = (kind.label, kind.unit) if kind else (task.kind, "steps")
     now = utcnow()
-    if task.interrupted(now, stale_after) or (task.status is TaskStatus.RUNNING and owner_gone(task.owner)):
+    if task.interrupted(now, stale_after) or (task.status is JobStatus.RUNNING and owner_gone(task.owner)):
         return TaskView(task, "interrupted", label, unit)
-    if task.status is TaskStatus.RUNNING:
+    if task.status is JobStatus.RUNNING:
         return TaskView(task, "stopping" if task.stop_requested else "running", label, unit, task.seconds_left(now))
     return TaskView(task, task.status.value, label, unit)
 

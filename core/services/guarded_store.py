@@ -26,7 +26,8 @@ import numpy as np
 
 from core.companion.store import LOCAL_READER, ReadingPosition
 from core.continuity.model import Flag, State
-from core.domain import Chapter, ChapterInfo, ChapterSource, Chunk, Job, NewChapter, Work, WorkKind, WorkSharing
+from core.domain import (Chapter, ChapterInfo, ChapterSource, Chunk, Job, JobStatus, NewChapter, Work, WorkKind,
+                         WorkSharing)
 from core.kg.store import NewEntity
 from core.kg.types import ChapterExtraction, DatedAlias, Decision, KgEntity, KgState, NameCount, StoredTriple
 from core.narco.types import NewQuestionEdge, QuestionEdge
@@ -34,7 +35,7 @@ from core.services import access
 from core.services.access import Access, ReadOnly
 from core.store import Store
 from core.summarize.store import NewSummary, StoredSummary
-from core.tasks import TaskStatus, WorkTask
+from core.tasks import WorkTask
 from core.write.bible import BibleEntry, NewEntry
 from core.write.plan import ChapterPlan
 
@@ -157,10 +158,9 @@ class GuardedStore(Store):
         return job
 
     def update_job(self, job_id: int, *, done: int | None = None, total: int | None = None,
-                   state: dict[str, Any] | None = None, status: str | None = None,
-                   error: str | None = None) -> Job:
+                   state: dict[str, Any] | None = None, status: str | None = None) -> Job:
         self._guard("update_job", self._inner.get_job(job_id).work_id)
-        return self._inner.update_job(job_id, done=done, total=total, state=state, status=status, error=error)
+        return self._inner.update_job(job_id, done=done, total=total, state=state, status=status)
 
     # ---- LibraryStore: app metadata (the admin's to change) and LLM usage (checked on its work and job) -----------
     def get_meta(self, key: str) -> str | None:
@@ -273,7 +273,7 @@ class GuardedStore(Store):
         return self._guard("beat_task", work_id).beat_task(work_id, owner, done=done, total=total, message=message)
     def request_stop(self, work_id: int) -> bool:
         return self._guard("request_stop", work_id).request_stop(work_id)
-    def finish_task(self, work_id: int, owner: str, status: TaskStatus, message: str | None = None,
+    def finish_task(self, work_id: int, owner: str, status: JobStatus, message: str | None = None,
                     error: str | None = None) -> None:
         self._guard("finish_task", work_id).finish_task(work_id, owner, status, message, error)
 

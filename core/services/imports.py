@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.domain import JobProgress, JobStatus
 from core.ingest import IngestError
 from core.services import background, library
 from core.services.jobs import error_text
@@ -41,9 +42,10 @@ class ImportRefused(RuntimeError):
     """The same file is being imported now (in this or another tab)."""
 
 
-@dataclass
-class ImportJob:
-    """One background import: `state` is running, done, failed or duplicate (the file was stored meanwhile)."""
+@dataclass(kw_only=True)
+class ImportJob(JobProgress):
+    """One background import, in the shape every job panel renders (JobProgress: status, done, total, message,
+    error): running, done, or failed (`duplicate` when the file was stored meanwhile: `work_id` is that work)."""
 
     key: str                      # the upload's SHA-256
     name: str                     # the cleaned file name, for display
@@ -51,17 +53,15 @@ class ImportJob:
     allow_copy: bool
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
-    state: str = "running"
-    done: int = 0
     total: int = 3
     message: str = "Waiting for a free slot"
     work_id: int | None = None    # done: the new work; duplicate: the work already there
+    duplicate: bool = False
     outcome: str = ""
-    error: str | None = None
 
     @property
     def running(self) -> bool:
-        return self.state == "running"
+        return self.status is JobStatus.RUNNING
 
     def age_s(self, now: float | None = None) -> float:
         return max((now or time.time()) - self.started_at, 0.0)
@@ -98,7 +98,7 @@ def submit(store: Store, filename: str, data: bytes, title: str | None = None, a
         if held is not None and held.running:
             raise ImportRefused(f"'{held.name}' is already being imported (started {ago(held.age_s())} ago): "
                                 "its outcome shows here when it ends.")
-        job = ImportJob(digest, library.clean_filename(filename), title, allow_copy)
+        job = ImportJob(key=digest, name=library.clean_filename(filename), title=title, allow_copy=allow_copy)
         _jobs[slot] = job
     background.worker().spawn(f"import:{digest}", lambda: _run(store, job, filename, data),
                               name=f"fabula-import-{digest[:8]}")
@@ -113,18 +113,20 @@ def _run(store: Store, job: ImportJob, filename: str, data: bytes) -> None:
         work = library.import_book(store, filename, data, title=job.title, on_progress=progress,
                                    allow_copy=job.allow_copy)
     except library.AlreadyInLibrary as exc:  # stored by another server or a sync import meanwhile
-        job.state, job.work_id, job.error = "duplicate", exc.existing.id, str(exc)
+        job.work_id, job.duplicate, job.error = exc.existing.id, True, str(exc)
+        job.status = JobStatus.FAILED
     except IngestError as exc:
-        job.state, job.error = "failed", str(exc)
+        job.error, job.status = str(exc), JobStatus.FAILED
     except Exception as exc:  # noqa: BLE001 - the import's error is its outcome, shown by every tab
-        job.state, job.error = "failed", error_text(exc)
-    else:
-        job.state, job.work_id = "done", work.id
+        job.error, job.status = error_text(exc), JobStatus.FAILED
+    else:  # the status last: another tab polling meanwhile sees an ended import only with its outcome
+        job.work_id = work.id
         job.outcome = (f"Imported “{work.title}”: {counted(work.chapter_count, 'chapter')}, "
                        f"{counted(work.word_count, 'word')}")
+        job.status = JobStatus.DONE
     finally:
         job.finished_at = time.time()
-    if job.state == "done" and job.work_id is not None:
+    if job.status is JobStatus.DONE and job.work_id is not None:
         embed_soon(store, job.work_id)
 
 

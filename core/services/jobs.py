@@ -13,7 +13,9 @@ in the jobs table through it, so resuming, failing and stopping mean the same th
 
 A job stopped or killed midway keeps every unit it committed; the service's next run finds it with `resumable` and
 continues it (the same job row), so the job's `done` counts the units of every run and `total` what they set out
-to do. Progress messages go to the caller's callback only; the jobs table holds the counts a page can poll.
+to do. The jobs table is the resume record only (is the kind's work finished, where to continue): what a page shows
+of a job (status, progress, message, error) is the work's task row (core.tasks), which the worker writes from the
+progress callback and the run's outcome.
 """
 from __future__ import annotations
 
@@ -126,8 +128,9 @@ class JobRun:
             self.job = self.store.update_job(self.job.id, status=JobStatus.DONE.value)
         elif isinstance(exc, JobStopped):
             self.job = self.store.update_job(self.job.id, status=JobStatus.STOPPED.value)
-        else:  # anything, an interruption too: the row must not say "running" for a run that is over
-            self.job = self.store.update_job(self.job.id, status=JobStatus.FAILED.value, error=error_text(exc))
+        else:  # anything, an interruption too: the row must not say "running" for a run that is over. The error
+            # itself goes on to the caller: the worker writes it on the work's task row, the one record pages read
+            self.job = self.store.update_job(self.job.id, status=JobStatus.FAILED.value)
 
 
 class JobRunner:

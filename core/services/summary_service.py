@@ -319,7 +319,7 @@ def _extractive(store: Store, work_id: int, chapter: ChapterInput, kg: KgContext
 def unfinished_job(store: Store, work_id: int) -> dict[str, Any] | None:
     job = store.latest_job(work_id, JOB_KIND)
     if job and unfinished(job):
-        return {"job_id": job.id, "done": job.done, "total": job.total, "error": job.error}
+        return {"job_id": job.id, "done": job.done, "total": job.total}
     return None
 
 

@@ -18,7 +18,7 @@ from core.services import background
 from core.services.background import JobRefused, Worker
 from core.services.job_kinds import Controls, job_kind
 from core.services.jobs import JobRunner
-from core.tasks import TaskStatus, utcnow
+from core.tasks import utcnow
 from storage.models_tasks import WorkTaskRow
 from storage.repository import SqlStore
 
@@ -72,20 +72,20 @@ def test_a_work_is_claimed_once_on_each_database(any_db_url: str) -> None:
         work, other = _work(first), _work(first, "Other")
         fresh = utcnow() - timedelta(seconds=20)
         held = first.claim_task(work, "kg_build", "server-a", {"extractor": "offline"}, fresh)
-        assert held is not None and held.status is TaskStatus.RUNNING and held.owner == "server-a"
+        assert held is not None and held.status is JobStatus.RUNNING and held.owner == "server-a"
         assert second.claim_task(work, "narco", "server-b", {}, fresh) is None
         assert second.claim_task(other, "narco", "server-b", {}, fresh) is not None   # another work: granted
         assert second.beat_task(work, "server-b") is True                             # not b's: told to stop
         assert first.beat_task(work, "server-a", done=1, total=3, message="one") is False
-        first.finish_task(work, "server-a", TaskStatus.DONE, "built")
+        first.finish_task(work, "server-a", JobStatus.DONE, "built")
         again = second.claim_task(work, "narco", "server-b", {"window": 3}, fresh)
         assert again is not None and (again.kind, again.params, again.done) == ("narco", {"window": 3}, 0)
         # b's task goes quiet: a claim that counts a heartbeat older than a minute ago as dead takes it over
         assert first.claim_task(work, "kg_build", "server-a", {}, fresh) is None
         taken = first.claim_task(work, "kg_build", "server-a", {}, utcnow() + timedelta(seconds=1))
         assert taken is not None and taken.owner == "server-a"
-        second.finish_task(work, "server-b", TaskStatus.DONE)                         # not b's any more: no effect
-        assert first.get_task(work).status is TaskStatus.RUNNING
+        second.finish_task(work, "server-b", JobStatus.DONE)                         # not b's any more: no effect
+        assert first.get_task(work).status is JobStatus.RUNNING
     finally:
         first.engine.dispose()
         second.engine.dispose()
@@ -220,10 +220,10 @@ def test_the_cli_takes_the_same_claim(db_url: str, fresh_settings, capsys: pytes
     assert cli.main(["kg", "build", str(work), "--json"]) == 1
     assert "Summaries is already running on this work" in capsys.readouterr().err
     assert store.latest_job(work, "kg_build") is None                       # refused before any job row
-    store.finish_task(work, "a-server", TaskStatus.DONE)
+    store.finish_task(work, "a-server", JobStatus.DONE)
     assert cli.main(["kg", "build", str(work), "--json"]) == 0, capsys.readouterr().err
     task = store.get_task(work)
-    assert (task.kind, task.status, task.params["extractor"]) == ("kg_build", TaskStatus.DONE, "offline")
+    assert (task.kind, task.status, task.params["extractor"]) == ("kg_build", JobStatus.DONE, "offline")
     assert "entities" in task.message and task.done == task.total == 3
     store.engine.dispose()
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.domain import NewChapter, Work, WorkKind
+from core.domain import JobStatus, NewChapter, Work, WorkKind
 from core.services import background, imports, library
 from storage.repository import SqlStore
 
@@ -49,7 +49,7 @@ def test_an_import_runs_in_the_background_and_every_store_sees_it(db_url: str) -
     gated.gate.set()
     assert background.worker().wait(f"import:{job.key}", 30)
     [ended] = imports.list_imports(other)
-    assert ended.state == "done" and "The Harbour" in ended.outcome and "2 chapters" in ended.outcome
+    assert ended.status is JobStatus.DONE and "The Harbour" in ended.outcome and "2 chapters" in ended.outcome
     assert other.get_work(ended.work_id or 0).chapter_count == 2
     with pytest.raises(library.AlreadyInLibrary):   # stored now: the usual duplicate question, not a second import
         imports.submit(other, "harbour_story.txt", STORY)
@@ -62,7 +62,7 @@ def test_a_failing_file_gives_its_message_and_stores_nothing(store: SqlStore) ->
     job = imports.submit(store, "cover.txt", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 20)
     assert background.worker().wait(f"import:{job.key}", 30)
     [ended] = imports.list_imports(store)
-    assert ended.state == "failed" and ended.work_id is None
+    assert ended.status is JobStatus.FAILED and ended.work_id is None
     assert "cover" in (ended.error or "") and "PNG image" in (ended.error or "")
     assert store.table_counts() == before
     again = imports.submit(store, "cover.txt", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 20)   # ended: not held
@@ -86,7 +86,7 @@ def test_an_imported_work_is_embedded_in_the_background_so_its_first_question_do
     job = imports.submit(store, "embedded_story.txt", STORY, title="Embedded")
     assert background.worker().wait(f"import:{job.key}", 60)
     work_id = job.work_id
-    assert work_id is not None and job.state == "done"
+    assert work_id is not None and job.status is JobStatus.DONE
     assert background.worker().wait(f"embed:{work_id}", 120), "the embedding after the import did not end"
     chunks = store.list_chunks(work_id)
     assert chunks and set(store.chunk_vectors(work_id, EMBED_MODEL)) == {c.id for c in chunks}

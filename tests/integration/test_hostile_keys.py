@@ -21,7 +21,7 @@ import pytest
 from core.kg.export import FORMATS
 from core.llm import LLMError
 from core.qa import QAParams
-from core.services import kg_service, kg_views, library, summary_service, write_service
+from core.services import background, kg_service, kg_views, library, summary_service, write_service
 from core.services.qa_service import Asker
 from tests.support.hostile import HOSTILE
 from tests.support.llm_server import LLMServer, Reply, Status
@@ -126,11 +126,12 @@ def test_canary_key_reaches_only_the_authorization_header(keyed: str, server: Ec
             asker.ask(work.id, question, QAParams(mode="traditional", upto=2))
         assert f"HTTP {status}" in str(failed.value) and not _leaks(str(failed.value), canary), str(failed.value)
     server.script(Status(400, message=f"Bad request from key {canary}."))
-    with pytest.raises(LLMError):
+    with pytest.raises(LLMError), background.claimed(store, work.id, summary_service.JOB_KIND, {"chapters": [3]}):
         summary_service.summarize(store, work.id, chapters=[3], modes=("no_kg",), llm_override=LLM, embed=_embed)
-    job = store.latest_job(work.id, summary_service.JOB_KIND)
-    assert job.error and "HTTP 400" in job.error and "Bad request from key" in job.error, job.error
-    assert not _leaks(job.error, canary), job.error
+    task = store.get_task(work.id)  # the one record of the job's state: its error is what every page shows
+    error = (task.error if task else None) or ""
+    assert "HTTP 400" in error and "Bad request from key" in error, error
+    assert not _leaks(error, canary), error
 
     # The requests: the injection was in the prompts, the key only in the Authorization header.
     openai_requests = [r for r in server.requests if r.path.endswith("/chat/completions")]

@@ -12,7 +12,7 @@ from core.domain import JobStatus, NewChapter, WorkKind
 from core.ingest import chunk_text
 from core.llm import FakeLLM
 from core.services import kg_service, llm_service, narco_service, summary_service
-from core.services.jobs import ERROR_CHARS, JobRunner, JobStopped, unfinished
+from core.services.jobs import ERROR_CHARS, JobRunner, JobStopped, error_text, unfinished
 from storage.repository import SqlStore
 
 KIND = "test_job"
@@ -42,12 +42,13 @@ def run_units(runner: JobRunner, units: list[int], *, fail_at: int | None = None
 
 def test_a_failed_run_resumes_under_the_same_job(store: SqlStore) -> None:
     runner = JobRunner(store, _work(store), KIND)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError) as raised:   # the error goes on to the caller (the worker puts it on the task row)
         run_units(runner, [1, 2, 3, 4], fail_at=3)
+    shown = error_text(raised.value)
+    assert shown.startswith("RuntimeError: the model went away") and len(shown) == ERROR_CHARS
     failed = store.latest_job(runner.work_id, KIND)
     assert failed is not None and failed.status is JobStatus.FAILED and (failed.done, failed.total) == (2, 4)
-    assert failed.error is not None and failed.error.startswith("RuntimeError: the model went away")
-    assert len(failed.error) == ERROR_CHARS and failed.state["next"] == 3
+    assert failed.state["next"] == 3
     assert runner.resumable(lambda state: state.get("units") == [9]) is None      # other work: not this job
     assert run_units(runner, [1, 2, 3, 4], resume=True) == [3, 4]                  # the units left, and only them
     done = store.get_job(failed.id)
@@ -131,7 +132,7 @@ def test_summaries_stop_between_chapters_and_resume(store: SqlStore) -> None:
     with pytest.raises(JobStopped):
         summary_service.summarize(store, work_id, modes=("no_kg",), llm=llm, should_stop=lambda: made() >= 1)
     assert made() == 1 and len(llm.calls) == 1                        # the second chapter was never asked for
-    assert summary_service.unfinished_job(store, work_id) == {"job_id": 1, "done": 1, "total": 3, "error": None}
+    assert summary_service.unfinished_job(store, work_id) == {"job_id": 1, "done": 1, "total": 3}
     report = summary_service.summarize(store, work_id, modes=("no_kg",), llm=FakeLLM("Summary.", repeat_last=True))
     assert report.resumed and report.job_id == 1 and report.summarized == 2 and made() == 3
     assert store.get_job(1).status is JobStatus.DONE and summary_service.unfinished_job(store, work_id) is None

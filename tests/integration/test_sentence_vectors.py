@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from core.domain import WorkKind
+from core.domain import JobStatus, WorkKind
 from core.ingest.sentences import split_sentences
 from core.llm import FakeLLM
 from core.qa import Citation, QAParams
@@ -38,7 +38,7 @@ def test_the_import_stores_sentence_vectors_and_a_question_embeds_no_cited_sente
     store = SqlStore.from_url(db_url)
     try:
         job = imports.submit(store, "harbour.txt", STORY, title="Harbour")
-        assert background.worker().wait(f"import:{job.key}", 60) and job.state == "done"
+        assert background.worker().wait(f"import:{job.key}", 60) and job.status is JobStatus.DONE
         work_id = job.work_id
         assert work_id is not None and background.worker().wait(f"embed:{work_id}", 120)
         chunks = store.list_chunks(work_id)

@@ -117,7 +117,7 @@ def test_a_new_job_retires_an_earlier_one_left_running_by_a_crash(store: SqlStor
                                    store.open_job(other.id, "kg", total=1))
     store.update_job(finished.id, status="done")
     new = store.open_job(work.id, "kg", total=5)
-    assert store.get_job(killed.id).status.value == "failed" and f"job {new.id}" in store.get_job(killed.id).error
+    assert store.get_job(killed.id).status.value == "failed"
     assert store.get_job(new.id).status.value == "running"
     assert store.get_job(finished.id).status.value == "done"          # other kinds are left alone
     assert store.get_job(elsewhere.id).status.value == "running"      # and other works
