@@ -4,7 +4,7 @@
 in a second tab: while it runs, its progress, the time left at the measured rate and a Stop button, redrawn every
 POLL_S seconds by a fragment (no polling when nothing runs); when it has ended, its outcome; when its server died,
 "interrupted" with a Resume button. `start_job` submits a job and reports a refusal (the work is busy).
-`import_panel` does the same for the large-file imports running in the worker (core.services.imports).
+views/_jobs_imports.py does the same for the large-file imports running in the worker (core.services.imports).
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from typing import Any
 
 import streamlit as st
 
-from core.services import background, imports
+from core.services import background
 from core.services.guarded_store import is_read_only
 from core.store import NotFound, Store
-from views._shared import plain, select_work
-from views._state import IMPORTS_SEEN_BUSY, READ_CHAPTER, job_seen_busy
+from views._shared import plain
+from views._state import job_seen_busy
 
 POLL_S = 2.0
 RUNNING = {"kg_build": "Building the graph", "narco": "Connecting passages", "summaries": "Writing summaries",
@@ -80,7 +80,7 @@ def _render(store: Store, work_id: int, view: background.TaskView, kinds: tuple[
     if view.busy:
         with st.status(f"{running}… {_progress_text(view)}", expanded=True, state="running"):
             streamed = task.kind in STREAMED  # the message is the text so far (a chapter being written)
-            st.progress(min(task.done / task.total, 1.0) if task.total else 0.0,
+            st.progress(task.fraction,
                         text=None if streamed else plain(task.message) or None)
             if streamed and task.message:
                 st.markdown(plain(task.message))
@@ -132,47 +132,3 @@ def _resume_button(store: Store, work_id: int) -> None:
             return
         job_seen_busy(work_id).set(True)
         st.rerun()
-
-
-def import_panel(store: Store) -> None:
-    """Draw the imports running in the background (core.services.imports), then their outcomes, polled like a job:
-    the same in every tab and after a reload. An import that ended since the last poll redraws the page."""
-    busy = any(job.running for job in imports.list_imports(store))
-
-    @st.fragment(run_every=POLL_S if busy else None)
-    def panel() -> None:
-        jobs = imports.list_imports(store)
-        running = any(job.running for job in jobs)
-        if IMPORTS_SEEN_BUSY.get() and not running:
-            IMPORTS_SEEN_BUSY.set(False)
-            st.rerun()
-        IMPORTS_SEEN_BUSY.set(running)
-        for job in jobs:
-            _render_import(store, job)
-
-    panel()
-
-
-def _render_import(store: Store, job: imports.ImportJob) -> None:
-    key = job.key[:16]
-    if job.running:
-        with st.status(f"Importing {plain(job.name)} — started {imports.ago(job.age_s())} ago", expanded=True,
-                       state="running"):
-            st.progress(min(job.done / job.total, 1.0) if job.total else 0.0, text=plain(job.message) or None)
-            st.caption("It goes on if you leave this page, reload it or open another tab.")
-        return
-    if job.state == "done":
-        with st.status(plain(job.outcome), state="complete", expanded=True):
-            left, right = st.columns(2)
-            if left.button("Open", key=f"import_open_{key}", type="primary", icon=":material/menu_book:"):
-                imports.dismiss(store, job.key)
-                select_work(job.work_id)
-                READ_CHAPTER.set(1)
-                st.switch_page("views/read.py")
-            right.button("Dismiss", key=f"import_dismiss_{key}", on_click=imports.dismiss, args=(store, job.key))
-        return
-    label = ("This file is already in the library" if job.state == "duplicate"
-             else f"Import of {plain(job.name)} failed: nothing was saved")
-    with st.status(label, state="error", expanded=True):
-        st.error(plain(job.error or "failed"))
-        st.button("Dismiss", key=f"import_dismiss_{key}", on_click=imports.dismiss, args=(store, job.key))

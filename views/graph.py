@@ -3,28 +3,23 @@ neighbourhood), node details opened by a click, corrections, a relationship time
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 import streamlit as st
 
-from core.kg.export import FORMATS
 from core.kg.types import NODE_TYPES
-from core.services import bible_service, kg_views
+from core.services import kg_views
 from views._graph_component import graph_view
+from views._graph_export import export_section
 from views._graph_sections import build_section, details_section, timeline_section
+from views._graph_slider import chapter_slider
 from views._jobs import job_panel
-from views._position import past_place_warning, place_caption
 from views._shared import get_store, work_picker
 from views._state import (
-    KG_AS_OF,
     KG_DRAWING,
-    KG_EXPORT_FORMAT,
     KG_HIGHLIGHT,
     KG_ISOLATED,
     KG_OPEN_NODE,
-    KG_PLACED,
     KG_PLAY,
-    KG_SLIDER_END,
     KG_STEP,
     kg_details,
 )
@@ -49,47 +44,7 @@ if not status.built:
 
 data = graph_data(work_id, kg_views.graph_version(store, work_id))
 last = max(data.chapters, 1)
-# The slider follows the graph's last chapter as a build adds chapters (or another work is opened) unless the user
-# moved it back: it sat at chapter 1 after a build whose first chapters were drawn while it ran.
-ended = KG_SLIDER_END.get()  # (work, last chapter) when the slider was last put at the end
-if ended != (work_id, last):
-    if ended is None or ended[0] != work_id or (KG_AS_OF.get() or last) >= ended[1]:
-        KG_AS_OF.set(last)
-    KG_SLIDER_END.set((work_id, last))
-place = place_caption(store, work_id)  # the slider starts at the reader's place when it is set or moved (issue 33)
-if place is not None and KG_PLACED.get() != (work_id, place.chapter):
-    KG_AS_OF.set(min(place.chapter, last))
-    KG_PLACED.set((work_id, place.chapter))
-if KG_STEP.pop() and KG_PLAY.get():  # Play's next frame: move the slider before it exists
-    KG_AS_OF.set(min((KG_AS_OF.get() or 1) + 1, last))
-if KG_PLAY.get() and (KG_AS_OF.get() or last) >= last:
-    KG_PLAY.set(False)  # this is the last frame
-if not KG_AS_OF.is_set() or (KG_AS_OF.get() or last) > last:
-    KG_AS_OF.set(last)  # the slider's value lives in session state (Play moves it)
-highlight = KG_HIGHLIGHT.get()  # set by Ask's "Show in graph": the subgraph an answer walked
-if highlight and highlight.work_id == work_id:
-    if highlight.fresh:  # arriving from Ask: the graph as of the reader's chapter, never later
-        KG_AS_OF.set(min(highlight.upto, last))
-        KG_HIGHLIGHT.set(replace(highlight, fresh=False))
-else:
-    highlight = None
-
-
-def toggle_play() -> None:
-    """A button callback (runs before the rerun, when widget state may still be set): start over at the end."""
-    KG_PLAY.set(not KG_PLAY.get())
-    if KG_PLAY.get() and (KG_AS_OF.get() or last) >= last:
-        KG_AS_OF.set(1)
-
-
-as_of = 1
-if last > 1:  # a one-chapter work has nothing to step through
-    top = st.columns([6, 1])
-    as_of = top[0].slider("Graph as of chapter", 1, last, key=KG_AS_OF.key,
-                          help="Nothing from later chapters is shown.")
-    top[1].button("⏸ Pause" if KG_PLAY.get() else "▶ Play", key="kg_play_button",
-                  on_click=toggle_play)
-    past_place_warning(store, work_id, as_of, place, key="kg_move_place")
+as_of, highlight = chapter_slider(store, work_id, last)
 
 MODE_LABELS = {"characters": "Characters", "all": "All entities", "ego": "Around one entity"}
 mode = st.radio("View", kg_views.MODES, format_func=MODE_LABELS.get, horizontal=True, key="kg_mode",
@@ -165,18 +120,7 @@ if ids:
 
 timeline_section(view)
 
-fmt_col, button_col = st.columns([1, 3])
-# Re-assert the choice each run: after a work without a graph (no box drawn) the box came back showing "json"
-# while its state, and so the download, was still the format chosen before.
-KG_EXPORT_FORMAT.set(KG_EXPORT_FORMAT.get())
-fmt = fmt_col.selectbox("Export format", list(FORMATS), key=KG_EXPORT_FORMAT.key,
-                        help="The whole graph as of this chapter (filters do not apply).")
-title = store.get_work(work_id).title
-file_name, mime = kg_views.export_filename(view, fmt, title)
-exported: int = work_id  # the lambda runs later: a plain int, narrowed here, for the checker
-button_col.download_button(f"Download {file_name}", data=lambda: kg_views.export_view(
-    view, fmt, title, bible_service.lore(store, exported) if fmt == "lorebook" else None)[0],   # + the bible's notes
-                           file_name=file_name, mime=mime, key="kg_download")
+export_section(store, work_id, view)
 
 if KG_PLAY.get():
     time.sleep(0.8)

@@ -2,53 +2,16 @@
 a stale copy is refused). Citations elsewhere link here with ?work=ID&chapter=N."""
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
 from core.services.companion_service import advance
-from core.services.continuity_service import list_flags
 from core.services.guarded_store import is_read_only
-from core.services.library import edit_chapter
-from core.store import NotFound, StaleRevision
-from views._continuity_view import flag_note, flags_by_paragraph
-from views._reader import opening_chapter, place_bar, recap_section, xray_panel
-from views._shared import get_store, keep_in_url, plain, plain_with_italics, select_work, url_link, work_picker
-from views._state import (
-    READ_CHAPTER,
-    READ_EDIT_ERROR,
-    READ_EDIT_SAVED,
-    READ_EDITING,
-    READ_HIGHLIGHT,
-    READ_SCROLL_NONCE,
-    READ_SCROLL_TOP,
-    Slot,
-    read_editor,
-)
-
-# A script of our own (no book text in it) that scrolls the page: to its top, or to the highlighted passage. The
-# nonce makes each request a new element, so its script runs again; Streamlit otherwise keeps the scroll position.
-_SCROLL = """<script>/* {nonce} */
-(() => {{
-  const target = {target};
-  let tries = 0;
-  const go = () => {{
-    const main = document.querySelector('[data-testid="stMain"]');
-    const el = target && document.querySelector(target);
-    if (el) {{ el.scrollIntoView({{block: "center"}}); }} else if (!target && main) {{ main.scrollTo(0, 0); }}
-    if (++tries < 12 && (!target || !el || tries < 4)) {{ setTimeout(go, 150); }}
-  }};
-  go();
-}})();
-</script>"""
-
-
-def scroll_page(target: str | None = None) -> None:
-    """Scroll to the element matching CSS `target`, or to the top of the page."""
-    nonce = READ_SCROLL_NONCE.get() + 1
-    READ_SCROLL_NONCE.set(nonce)
-    st.html(_SCROLL.format(nonce=nonce, target=json.dumps(target)), unsafe_allow_javascript=True)
-
+from core.store import NotFound
+from views._read_editor import chapter_editor
+from views._read_text import chapter_text, scroll_page
+from views._reader import opening_chapter, place_bar, recap_section
+from views._shared import get_store, keep_in_url, plain, select_work, url_link, work_picker
+from views._state import READ_CHAPTER, READ_EDIT_SAVED, READ_EDITING, READ_HIGHLIGHT, READ_SCROLL_TOP
 
 store = get_store()
 if (linked := url_link("work")) is not None:  # a link (Ask's "Show in reader"), a reload or a bookmark
@@ -110,79 +73,13 @@ if index > 1 and st.button("Recap", key="read_recap", icon=":material/history:",
             st.caption(plain(item.text[:400] + ("…" if len(item.text) > 400 else "")))
             st.markdown("\n".join(f"- {plain(q['question'])}" for q in item.questions))
 
-
-def save_edit(work_id: int, index: int, text: Slot[str], loaded: Slot[tuple[int, str] | None]) -> None:
-    """Save button callback. On success the editor closes; when the chapter was saved elsewhere meanwhile, nothing
-    is saved and the user's text stays in the editor."""
-    started = loaded.get()
-    assert started is not None, "the editor's starting revision is kept from the moment it opens"
-    revision = started[0]
-    try:
-        saved = edit_chapter(store, work_id, index, text.get(), revision)
-    except StaleRevision:
-        now = store.get_chapter(work_id, index).revision
-        READ_EDIT_ERROR.set(
-            f"Not saved: this chapter changed since you opened it (it is now revision {now}; you started from "
-            f"revision {revision}). Your text is still in the editor: copy what you want to keep, then load the "
-            "current text and apply your changes to it.")
-    except NotFound:
-        READ_EDIT_ERROR.set("Not saved: this chapter no longer exists.")
-    except ValueError as exc:
-        READ_EDIT_ERROR.set(f"Not saved: {exc}")
-    else:
-        load_current(text, loaded)
-        READ_EDITING.set(False)
-        READ_EDIT_SAVED.set(f"Saved as revision {saved.revision}; the earlier text stays in the chapter's history. "
-                            "The graph and summaries redo this chapter when next built.")
-
-
-def load_current(text: Slot[str], loaded: Slot[tuple[int, str] | None]) -> None:
-    for slot in (text, loaded, READ_EDIT_ERROR):
-        slot.clear()
-
-
 if saved_note := READ_EDIT_SAVED.pop():
     st.success(saved_note)
 if not is_read_only(store, work_id) and st.toggle("Edit chapter", key=READ_EDITING.key,
                                                  help="Change this chapter's text; every revision is kept"):
-    text, started = read_editor(work_id, index)
-    loaded = started.get()  # (revision, text) the editor started from
-    if (not text.is_set() or loaded is None
-            or (loaded[0] != chapter.revision and text.get() == loaded[1])):  # nothing typed yet
-        text.set(chapter.text)
-        loaded = (chapter.revision, chapter.text)
-        started.set(loaded)
-    if error := READ_EDIT_ERROR.pop():
-        st.error(plain(error))
-    elif loaded[0] != chapter.revision:
-        st.warning(f"This chapter was saved elsewhere since you started editing (now revision {chapter.revision}, "
-                   f"you started from {loaded[0]}); saving your text would be refused.")
-    st.text_area("Chapter text", key=text.key, height=420)
-    save_col, reload_col, _ = st.columns([1, 2, 3])
-    save_col.button("Save", type="primary", key="read_edit_save", on_click=save_edit,
-                    args=(work_id, index, text, started))
-    reload_col.button("Load the current text", key="read_edit_reload", on_click=load_current,
-                      args=(text, started), help="Discard your changes in the editor")
+    chapter_editor(store, work_id, index, chapter)
 else:
-    highlight = READ_HIGHLIGHT.pop()
-    # continuity (issue 32): paragraphs holding a flagged sentence are marked, with what they contradict
-    flagged = flags_by_paragraph(chapter.text, [v.flag for v in list_flags(store, work_id, index)])
-    text_column, xray_column = st.columns([3, 2], gap="large")
-    with xray_column:  # the X-Ray beside the text (issue 33), as of the reader's place
-        xray_panel(store, work_id, index)
-    with text_column:
-        for k, paragraph in enumerate(chapter.text.split("\n\n")):
-            shown = plain_with_italics(" ".join(paragraph.split()))
-            if k in flagged:
-                shown += "".join(f"\n\n:orange[{flag_note(f)}]" for f in flagged[k])
-            if highlight and highlight in paragraph:
-                st.container(key="read_highlight").info(shown)
-                scroll_page(".st-key-read_highlight")  # "Show in reader": the passage, not the chapter's start
-                highlight = None
-            elif k in flagged:
-                st.container(key=f"read_flagged_{k}", border=True).markdown(shown)
-            elif shown:
-                st.markdown(shown)
+    chapter_text(store, work_id, index, chapter)
 
 prev_col, _, next_col = st.columns([1, 4, 1])
 position = indices.index(index)
