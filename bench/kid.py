@@ -4,13 +4,15 @@ Contexts are cut from chapter ends of a few novels (its last paragraphs, >= 200 
 would be the next chapter). The knowledge is the book's offline KG (kg_service.build_graph on a temporary SQLite
 file), restricted to chapters <= c; the top 5 facts by SBERT cosine to the context's last paragraph are the
 retrieved knowledge for every method. All four methods use the same explicit loop (core.write.kid.decode) with the
-same seed, top-k 20, top-p 0.92, no-repeat 2-grams, temperature 1:
+same seed, top-k 20, top-p 0.92, no-repeat 2-grams, temperature 1; plain, kg-prompt and kid-logits read the fast
+runtime's logits (OpenVINO by default, llama.cpp else; transformers only where neither serves), kid-kv the
+transformers model (its update needs gradients through the key/value cache):
   plain       the context; no steering
   kg-prompt   the same facts verbalized and inserted before the last paragraph (Andrus et al.); no steering
   kid-logits  the context; Algorithm 1 on the next-token distribution (K=3 Adam steps, sigma 0.02, KL trust region)
   kid-kv      the context; the released code's KV-cache perturbation (3 steps, 0.01, kl 0.01, gamma 1.5, mix .99)
   plain-app   the context, continued by the app's own plain path (generate_text on the serving runtime, OpenVINO by
-              default, with its loop guard): what a plain continuation costs a user, beside KID's transformers loop
+              default, with its loop guard and its own sampler): what a plain continuation costs a user
 Metrics per output: Cov = share of the retrieved facts' distinct content-word stems that occur in the output (the
 paper's knowledge coverage, unigram overlap); perplexity of the output under the plain model given the plain
 context; distinct-2 over word bigrams; seconds per generated token (tokens/s of each method beside plain's, same run).

@@ -21,6 +21,9 @@ from typing import Any, Protocol
 from core.llm.base import StopScanner
 from core.llm.loopguard import LoopGuard
 
+# chat-turn and text ends the embedded models' vocabularies use (SmolLM2's ChatML, Gemma's turns)
+END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<eos>", "</s>")
+
 
 class FastModel(Protocol):
     """A model loaded by a fast runtime (one per model per process; the caller holds the model's generation lock)."""
@@ -126,3 +129,11 @@ def cpu_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def end_ids(tokenizer: Any) -> frozenset[int]:
+    """End-of-generation ids: the tokenizer's end token and the chat-turn ends its vocabulary has."""
+    ids = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
+    vocab = tokenizer.get_vocab()
+    ids.update(vocab[t] for t in END_TOKENS if t in vocab)
+    return frozenset(ids)

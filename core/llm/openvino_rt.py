@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from core.llm.base import StopScanner
-from core.llm.decoding import Detokenizer, FastRun, common_prefix, cpu_threads, goes_on, one_step
+from core.llm.decoding import Detokenizer, FastRun, common_prefix, cpu_threads, end_ids, goes_on, one_step
 from core.llm.loopguard import LoopGuard
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,6 @@ INITIAL_BLOCKS = 64  # a PagedAttention model's cache at first (blocks of 32 tok
 # 2-core AMD EPYC, 2026-11-25 and 26 (bench/README.md).
 DYNAMIC_QUANTIZATION = {"gemma3-270m": "128"}
 DEFAULT_GROUP = "64"
-END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<eos>", "</s>")
 _models: dict[str, OVModel] = {}
 _failed: set[str] = set()  # models whose export or compilation failed in this process
 _lock = threading.Lock()
@@ -131,14 +130,6 @@ def available() -> bool:
             _missing_logged = True
         return False
     return True
-
-
-def end_ids(tokenizer: Any) -> frozenset[int]:
-    """End-of-generation ids: the tokenizer's end token and the chat-turn ends its vocabulary has."""
-    ids = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
-    vocab = tokenizer.get_vocab()
-    ids.update(vocab[t] for t in END_TOKENS if t in vocab)
-    return frozenset(ids)
 
 
 def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any], *, keep_prefix: bool) -> OVModel:

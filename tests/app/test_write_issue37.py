@@ -96,7 +96,7 @@ def test_writer_facing_controls_have_plain_labels_and_help(writing: list[FakeLLM
     kid = [w for w in [*at.number_input, *at.selectbox] if w.key and w.key.startswith("kid_")]
     assert len(kid) == 5 and all(w.help for w in kid)
     assert not {"Hops", "Steps", "Variant", "Strength"} & {w.label for w in kid}, [w.label for w in kid]
-    assert at.selectbox(key="kid_variant").options == ["Word choices (fast)", "Model memory (about 5x slower)"]
+    assert at.selectbox(key="kid_variant").options == ["Word choices (fast)", "Model memory (much slower)"]
     assert any("apptest:writer" in w.value and "Settings" in w.value for w in at.warning)  # a chat model: no KID
     assert at.button(key="cont_go").disabled
     model = at.text_input(key="new_model")

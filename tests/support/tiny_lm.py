@@ -28,9 +28,15 @@ OTHER = -10.0   # the score of every token a row does not name
 class TinyTokenizer:
     """Greedy longest-match tokenization over `pieces`; id 0 is the end-of-sequence token."""
 
+    eos_token_id = 0
+
     def __init__(self, pieces: Sequence[str] = PIECES) -> None:
         self.pieces = list(pieces)
         self.name_or_path = "tiny"
+
+    def get_vocab(self) -> dict[str, int]:
+        """As a Hugging Face tokenizer's: KID reads its stop ids (the end token, chat-turn ends) from it."""
+        return {p: i for i, p in enumerate(self.pieces)}
 
     def __len__(self) -> int:
         return len(self.pieces)

@@ -13,12 +13,18 @@ demonstration at every step (A.2: "after split into single tokens"), which is wh
 With steering off (`steps=0`, `strength=0`, or no trie) the loop is plain top-k / top-p sampling with a no-repeat
 n-gram ban and reproduces a plain loop token for token for the same seed (temperature 0: greedy, as
 `model.generate`).
+
+Where the next-token logits come from is a `Stepper` (issue 35): `TorchStepper` reads the transformers model with a
+DynamicCache; `FastStepper` reads the fast runtime (OpenVINO or llama.cpp: `LocalLLM.fast_next_logits`), one token
+per step, 3-6x faster per token. The "logits" variant runs on either; the "kv" variant perturbs the key/value cache
+with gradients, which only the transformers model gives, so it needs a `TorchStepper`.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import torch
 
@@ -26,6 +32,71 @@ from core.write.kid.memory import EntityMemory, entities_in
 from core.write.kid.params import KidParams, Step
 from core.write.kid.policy import KvSettings, LogitsPolicy, perturb_kv
 from core.write.kid.trie import KnowledgeTrie, words
+
+
+class Stepper(Protocol):
+    """The next-token logits of a growing sequence: `start(prompt_ids)` once, then `step(ids)` each token, where `ids`
+    is the prompt plus the tokens chosen so far (one more than at the last call)."""
+
+    def start(self, prompt_ids: Sequence[int]) -> None: ...
+    def step(self, ids: Sequence[int]) -> torch.Tensor: ...
+
+
+class TorchStepper:
+    """The transformers model with a DynamicCache holding everything but the last token (so the kv variant can
+    perturb the context's past: `past()`)."""
+
+    def __init__(self, model: Any) -> None:
+        from transformers import DynamicCache
+        self.model = model
+        self.cache = DynamicCache()
+
+    def start(self, prompt_ids: Sequence[int]) -> None:
+        if len(prompt_ids) > 1:
+            self.model(input_ids=torch.tensor([list(prompt_ids[:-1])]), past_key_values=self.cache, use_cache=True)
+
+    def past(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """The cache before the last token (update() concatenates, so these tensors survive the next step)."""
+        return [(layer.keys, layer.values) for layer in cast(list[Any], self.cache.layers)]
+
+    def step(self, ids: Sequence[int]) -> torch.Tensor:
+        out = self.model(input_ids=torch.tensor([[ids[-1]]]), past_key_values=self.cache, use_cache=True)
+        return cast(torch.Tensor, out.logits[0, -1].float())
+
+
+@dataclass
+class FastStepper:
+    """The fast runtime's logits (`next_logits(ids)`: a float32 numpy vector, e.g. `LocalLLM.fast_next_logits`,
+    which reads only the new token when `ids` grew by one), as a torch tensor sharing the numpy buffer."""
+
+    next_logits: Callable[[Sequence[int]], Any]
+    first: Any = None   # the prompt's logits where already read (KidMode reads them to learn whether a runtime serves)
+
+    def start(self, prompt_ids: Sequence[int]) -> None:
+        """Nothing to read ahead: the first `step` reads the prompt (keeping the runtime's cached prefix)."""
+
+    def step(self, ids: Sequence[int]) -> torch.Tensor:
+        import numpy as np
+        logits, self.first = (self.first, None) if self.first is not None else (self.next_logits(ids), None)
+        if logits is None:
+            raise ValueError("the fast runtime gave no logits: KID falls back to the transformers model")
+        return torch.from_numpy(np.ascontiguousarray(logits, dtype=np.float32))
+
+
+@contextmanager
+def _threads(count: int | None) -> Iterator[None]:
+    """torch on `count` threads meanwhile (None: unchanged). On the fast runtime torch only filters and samples
+    vectors of 49k-262k floats, where a second thread costs more than it gives on two busy cores (multinomial over
+    49k: 24 ms on 2 threads, 2.3 ms on 1, at load 8); the runtime's forward pass keeps its own threads. The setting is
+    process-wide: restored when the loop ends or is closed."""
+    before = torch.get_num_threads()
+    if count is not None and count != before:
+        torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
 
 
 @dataclass(frozen=True)
@@ -109,6 +180,11 @@ def only(logits: torch.Tensor, token: int) -> torch.Tensor:
     return out
 
 
+def probability(logits: torch.Tensor, token: int) -> float:
+    """softmax(logits)[token], without building the distribution (one pass over a 49k-262k vocabulary)."""
+    return float(torch.exp(logits[token] - torch.logsumexp(logits, -1)))
+
+
 def ban_repeated_ngrams(logits: torch.Tensor, ids: Sequence[int], n: int) -> torch.Tensor:
     """-inf for every token that would complete an n-gram already in `ids` (as transformers' no_repeat_ngram_size)."""
     if n < 1 or len(ids) + 1 < n:
@@ -128,10 +204,12 @@ def top_k_top_p(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tensor:
         kth = torch.topk(logits, top_k).values[-1]
         logits[logits < kth] = float("-inf")
     if top_p < 1:
-        sorted_logits, order = torch.sort(logits, descending=True)
-        cumulative = torch.softmax(sorted_logits, -1).cumsum(-1)
-        drop = cumulative - torch.softmax(sorted_logits, -1) >= top_p   # mass before this token already reaches p
-        logits[order[drop]] = float("-inf")
+        # only the tokens still in play are sorted (top_k of a 262k vocabulary: 20); -inf ones carry no mass
+        alive = torch.nonzero(logits > float("-inf")).flatten()
+        sorted_logits, order = torch.sort(logits[alive], descending=True)
+        probs = torch.softmax(sorted_logits, -1)
+        drop = probs.cumsum(-1) - probs >= top_p   # mass before this token already reaches p
+        logits[alive[order[drop]]] = float("-inf")
     return logits
 
 
@@ -147,8 +225,9 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
                trie: KnowledgeTrie | None = None, memory: EntityMemory | None = None,
                stop_ids: Sequence[int] = (), should_stop: Callable[[], bool] | None = None) -> Iterator[Step]:
     """Yield one Step per generated token (Algorithm 2). `memory` is updated in place as entities are generated.
-    `should_stop()` is asked before each token outside a knowledge word: a stopped run ends on a whole word."""
-    from transformers import DynamicCache
+    `should_stop()` is asked before each token outside a knowledge word: a stopped run ends on a whole word.
+    `model`: a transformers model (read through a TorchStepper) or a Stepper, e.g. a FastStepper on the fast runtime;
+    the "kv" variant needs the transformers model (gradients through its key/value cache)."""
     if not prompt_ids:
         raise ValueError("the prompt is empty: there is nothing to continue")
     generator = torch.Generator().manual_seed(params.seed if params.seed is not None else 0)
@@ -158,23 +237,24 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
     kv = KvSettings(steps=params.steps, step_size=0.01 * params.strength / 0.5)
     word_tokens = WordTokens(tokenizer)
     ids, generated = list(prompt_ids), list[int]()
-    cache = DynamicCache()
+    stepper: Stepper = model if isinstance(model, (TorchStepper, FastStepper)) else TorchStepper(model)
+    if steer and params.variant == "kv" and not isinstance(stepper, TorchStepper):
+        raise ValueError('the "kv" variant needs the transformers model (gradients through its key/value cache)')
+    demos: dict[tuple[str, ...], dict[int, Target]] = {}  # by memory state: it changes only when an entity is written
+    text = ""                         # the text generated so far
     begun: BegunWord | None = None    # a knowledge word KID began and is finishing
     ended = False                     # a knowledge word ended with the last token: no letters may be glued on
-    with torch.inference_mode(False), torch.no_grad():
-        # the cache holds everything but the last token, so the kv variant can perturb the context's past
-        if len(ids) > 1:
-            model(input_ids=torch.tensor([ids[:-1]]), past_key_values=cache, use_cache=True)
+    with torch.inference_mode(False), torch.no_grad(), _threads(1 if isinstance(stepper, FastStepper) else None):
+        stepper.start(ids)
         words_done = 0
         for _ in range(params.max_tokens):
             if begun is None and should_stop is not None and should_stop():
                 break
-            # 1. the past before the last token (kept for the kv variant; update() concatenates, so these survive)
-            past = [(layer.keys, layer.values) for layer in cast(list[Any], cache.layers)] \
-                if steer and params.variant == "kv" and begun is None else []
-            # 2. the LM's next-token logits, extending the cache by the last token
-            out = model(input_ids=torch.tensor([[ids[-1]]]), past_key_values=cache, use_cache=True)
-            logits = out.logits[0, -1].float()
+            # 1. the past before the last token (kept for the kv variant)
+            past = stepper.past() if steer and params.variant == "kv" and begun is None \
+                and isinstance(stepper, TorchStepper) else []
+            # 2. the LM's next-token logits (the stepper reads the last token)
+            logits = stepper.step(ids)
             steered = logits
             forced = begun.next if begun is not None else None
             if begun is not None and forced is not None:
@@ -184,14 +264,19 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
                 allowed = only(logits, forced)
             else:
                 # 3. knowledge demonstrations from the memory's entities, h_max hops through the trie
-                targets = demonstrations(trie, memory, params.hops, word_tokens) if steer and trie is not None \
-                    else {}
+                targets = {}
+                if steer and trie is not None:
+                    state = tuple(memory.items)
+                    if state not in demos:
+                        demos[state] = demonstrations(trie, memory, params.hops, word_tokens)
+                    targets = demos[state]
                 # 4. the policy update toward the demonstrations (skipped when off: the LM's logits go through)
                 if targets:
                     if params.variant == "logits":
                         steered = policy.update(logits, list(targets))
                     else:
-                        steered = perturb_kv(model, past, ids[-1], logits, list(targets), kv)
+                        steered = perturb_kv(cast(TorchStepper, stepper).model, past, ids[-1], logits, list(targets),
+                                             kv)
                 # 5. ban tokens that would repeat an n-gram, and letters glued onto a knowledge word just written
                 allowed = ban_repeated_ngrams(steered, ids, params.no_repeat)
                 if ended:
@@ -199,10 +284,11 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
             # 6. sample (or take the argmax)
             token = choose(allowed, params, generator)
             # 7. record how KID moved the chosen token's probability, and the fact behind it
-            p_before = float(torch.softmax(logits, -1)[token])
-            p_after = float(torch.softmax(allowed if forced is not None else steered, -1)[token])
+            p_before = probability(logits, token)
+            p_after = p_before if steered is logits and forced is None else \
+                probability(allowed if forced is not None else steered, token)
             target = targets.get(token)
-            before_text = tokenizer.decode(generated, skip_special_tokens=True)
+            before_text = text
             ids.append(token)
             generated.append(token)
             text = tokenizer.decode(generated, skip_special_tokens=True)

@@ -9,6 +9,7 @@ step.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -85,7 +86,9 @@ class KidMode(ContinuationMode):
     def steps(self, llm: LLM, prepared: PreparedPrompt, params: KidParams,
               should_stop: Callable[[], bool] | None = None) -> Generator[Step, None, None]:
         """The KID loop on `llm`'s model for this prompt: trie from the prepared facts (their triples where known),
-        memory from the prompt; `should_stop()` ends it before the next word."""
+        memory from the prompt; `should_stop()` ends it before the next word. The "logits" variant reads the fast
+        runtime (OpenVINO or llama.cpp) when one serves `llm`, else the transformers model; the "kv" variant always
+        reads the transformers model (it needs gradients through the key/value cache)."""
         if not llm.abilities.logits:
             raise ValueError("KID needs a local model with logits access (e.g. local:smollm2).")
         model = local_access(llm)
@@ -93,12 +96,15 @@ class KidMode(ContinuationMode):
         trie = KnowledgeTrie.build(triple or triple_from_text(f["text"]) for f, triple in zip(prepared.facts, known))
         memory = EntityMemory(params.hops)
         memory.extend(entities_in(prepared.prompt, trie))
-        tok = model.tokenizer
-        eos = model.model.generation_config.eos_token_id
-        stop = eos if isinstance(eos, list) else [eos] if eos is not None else []
+        from core.write.kid.decode import FastStepper, kid_decode  # torch is imported only when KID runs
+        tok = model.tokenizer  # on the fast runtime, the tokenizer alone (the float32 weights are never loaded)
         ids = list(tok(prepared.prompt, add_special_tokens=True)["input_ids"])
-        from core.write.kid.decode import kid_decode  # torch is imported only when KID runs
-        yield from kid_decode(model.model, tok, ids, params, trie, memory, stop_ids=stop, should_stop=should_stop)
+        fast = getattr(model, "fast_next_logits", None) if params.variant == "logits" else None
+        first = fast(ids) if fast is not None else None  # None where transformers serves
+        stepper: Any = FastStepper(fast, first) if fast is not None and first is not None else model.model
+        # the stop ids the fast runtimes use (end of text and chat-turn ends), from the tokenizer alone
+        yield from kid_decode(stepper, tok, ids, params, trie, memory, stop_ids=stop_ids(tok),
+                              should_stop=should_stop)
 
     def run(self, llm: LLM, prepared: PreparedPrompt, decode: DecodeParams | None = None) -> KidRun:
         watch = Stopwatch()
@@ -122,6 +128,15 @@ class KidMode(ContinuationMode):
 
         stream = KidStream(pieces(), llm.name)
         return stream
+
+
+@functools.lru_cache(maxsize=8)
+def stop_ids(tokenizer: Any) -> list[int]:
+    """KID's stop ids: those the fast runtimes stop on (the end token and the chat-turn ends), from the tokenizer
+    alone, without loading the transformers weights for their generation config; once per tokenizer (reading
+    Gemma's 262k vocabulary takes half a second)."""
+    from core.llm.decoding import end_ids
+    return sorted(end_ids(tokenizer))
 
 
 class KidStream(TextStream):
