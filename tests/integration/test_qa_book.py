@@ -170,6 +170,18 @@ def test_kg_facts_by_meaning_and_vectors_stored_once(carol, monkeypatch) -> None
     assert not qa_service.needs_meaning_vectors(store, work_id)
 
 
+def _ask_an_embedded_model_that_replies(carol, reply: str, question: str) -> qa_service.QAResult:  # noqa: ANN001
+    """Ask chapter 1 of the Carol in auto mode with an embedded answering model that always says `reply`."""
+    from core.llm import register_provider, unregister_provider
+    store, work_id = carol
+    register_provider("embfake", lambda model, **kw: FakeLLM(lambda m, o: reply, model=model, context_window=8192),
+                      embedded=True)
+    try:
+        return qa_service.Asker(store, llm_override="embfake:x").ask(work_id, question, QAParams(mode="rag", upto=1))
+    finally:
+        unregister_provider("embfake")
+
+
 @pytest.mark.parametrize("reply, shown", [
     ("The clergyman, the clerk, the undertaker and the chief mourner", "rephrased"),
     ("Tiny Tim and the clerk", "extractive")])
@@ -177,15 +189,7 @@ def test_auto_with_an_embedded_model_quotes_the_book_and_keeps_a_backed_rephrasi
                                                                                   shown: str) -> None:
     """With an embedded answering model the answer is the book's sentence; the model may rephrase it, and its words
     are shown only when the support check passes on the quoted sentence (a name it lacks fails it)."""
-    from core.llm import register_provider, unregister_provider
-    store, work_id = carol
-    register_provider("embfake", lambda model, **kw: FakeLLM(lambda m, o: reply, model=model, context_window=8192),
-                      embedded=True)
-    try:
-        asker = qa_service.Asker(store, llm_override="embfake:x")
-        result = asker.ask(work_id, "Who signed the register of Marley's burial?", QAParams(mode="rag", upto=1))
-    finally:
-        unregister_provider("embfake")
+    result = _ask_an_embedded_model_that_replies(carol, reply, "Who signed the register of Marley's burial?")
     extraction = result.extraction
     assert result.answer_path == shown and extraction is not None and extraction.quotes
     assert any("register of his burial was signed by the clergyman" in q.text for q in extraction.quotes)
@@ -201,15 +205,7 @@ def test_a_rephrasing_that_drops_the_answer_the_reader_found_is_not_shown(carol,
                                                                           shown: str) -> None:
     """The embedded model may rephrase the chosen sentence only if it keeps the span the reader found (the name
     asked for): a fluent reply without it is not an answer, however well the passages back its other words."""
-    from core.llm import register_provider, unregister_provider
-    store, work_id = carol
-    register_provider("embfake", lambda model, **kw: FakeLLM(lambda m, o: reply, model=model, context_window=8192),
-                      embedded=True)
-    try:
-        asker = qa_service.Asker(store, llm_override="embfake:x")
-        result = asker.ask(work_id, "What is the name of Scrooge's dead partner?", QAParams(mode="rag", upto=1))
-    finally:
-        unregister_provider("embfake")
+    result = _ask_an_embedded_model_that_replies(carol, reply, "What is the name of Scrooge's dead partner?")
     extraction = result.extraction
     assert extraction is not None and extraction.span is not None and "Marley" in extraction.span
     assert result.answer_path == shown
