@@ -148,18 +148,15 @@ def without_span_rule(result: Any) -> str | None:
     (here without the graph's names, which the service also gives the check: near enough for a share)."""
     from core.qa.answer import clean_answer
     from core.qa.extract import embed_sentences
-    from core.qa.support import check_support
-    from core.services.qa_service import keeps_span
+    from core.services.qa_service import keeps_span, rephrasing_shown
     extraction = result.extraction
     if result.answer_path != "extractive" or not result.raw_answer or extraction is None or not extraction.quotes:
         return result.answer
     reply = clean_answer(result.raw_answer)
-    if not reply.strip() or keeps_span(reply, extraction.span):
+    if keeps_span(reply, extraction.span):
         return result.answer  # turned down (or empty) for another reason: the same then as now
-    quotes = [q.text for q in extraction.quotes]
-    support = check_support(reply, quotes, question=result.plan.question, embed=embed_sentences)
-    support.question_missing = ()
-    return reply if support.supported else result.answer
+    shown = rephrasing_shown(reply, extraction, result.plan.question, embed=embed_sentences, span_rule=False)
+    return reply if shown else result.answer
 
 
 def generate(store: Any, work_of: dict[str, int], sample: list[dict[str, Any]],

@@ -211,11 +211,8 @@ class Asker:
         different." beside a sentence naming the Morlocks)."""
         quotes = [q.text for q in extraction.quotes]
         answer, raw = generate_answer(llm, render_prompt(" ".join(quotes), [], question), params.answer_tokens)
-        if not answer.strip() or not keeps_span(answer, extraction.span):
-            return None, raw
-        support = check_support(answer, quotes, question=question, entities=corpus.entities, embed=self._embed)
-        support.question_missing = ()  # the question's names were found in the cited passages (the extraction's
-        return (answer, raw) if support.supported else (None, raw)  # check), not necessarily in the one quote
+        shown = rephrasing_shown(answer, extraction, question, entities=corpus.entities, embed=self._embed)
+        return (answer, raw) if shown else (None, raw)
 
     def _lead_with(self, plan: QAPlan, extraction: Extraction, question: str, view: CorpusView, params: QAParams,
                    verbalizer: Any, query_vec: np.ndarray | None) -> QAPlan:
@@ -232,6 +229,19 @@ class Asker:
         fitted.prompt, fitted.prompt_tokens, fitted.budget = prompt, self._count(prompt), params.budget_tokens
         fitted.notes.append("The sentences the extractive reader chose lead the prompt.")
         return fitted
+
+
+def rephrasing_shown(answer: str, extraction: Extraction, question: str, *, entities: Any = None,
+                     embed: Embed | None = None, span_rule: bool = True) -> bool:
+    """Whether the embedded model's rephrasing `answer` of `extraction` may be shown: it is not empty, it keeps the
+    reader's span (`span_rule`; off only to measure the rule) and the support check (names included) passes on the
+    quoted sentences alone."""
+    if not answer.strip() or (span_rule and not keeps_span(answer, extraction.span)):
+        return False
+    support = check_support(answer, [q.text for q in extraction.quotes], question=question, entities=entities,
+                            embed=embed)
+    support.question_missing = ()  # the question's names were found in the cited passages (the extraction's
+    return support.supported is True  # check), not necessarily in the one quote
 
 
 def keeps_span(answer: str, span: str | None) -> bool:

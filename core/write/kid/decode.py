@@ -79,7 +79,7 @@ class FastStepper:
         import numpy as np
         logits, self.first = (self.first, None) if self.first is not None else (self.next_logits(ids), None)
         if logits is None:
-            raise ValueError("the fast runtime gave no logits: KID falls back to the transformers model")
+            raise ValueError("the fast runtime gave no logits for this step")
         return torch.from_numpy(np.ascontiguousarray(logits, dtype=np.float32))
 
 
