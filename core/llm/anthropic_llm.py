@@ -1,5 +1,6 @@
 """Anthropic messages through the official SDK. ANTHROPIC_BASE_URL (or FABULA_ANTHROPIC_BASE_URL) is honoured, so
-a proxy or a compatible server works by URL; the key comes from ANTHROPIC_API_KEY or .streamlit/secrets.toml.
+a proxy or a compatible server works by URL; the key comes from the Settings page, ANTHROPIC_API_KEY or
+.streamlit/secrets.toml.
 
 System messages become the `system` parameter; consecutive turns of the same role are merged, because the
 messages API wants user and assistant turns to alternate. temperature, top_p and seed are not sent: the SDK (2.x)
@@ -13,25 +14,28 @@ from typing import Any
 from core.config import Settings, get_settings
 from core.llm.base import (CHAT_API, Completion, FinishReason, GenerationOptions, MessagesIn, Stopwatch, TextStream,
                            normalize_messages)
-from core.llm.errors import LLMBadResponse, LLMConfigError, LLMError
+from core.llm.errors import LLMConfigError
 from core.llm.keys import api_key, base_url, is_default_endpoint
-from core.llm.remote import Endpoint, estimate_tokens, translate_error, usage_number
+from core.llm.remote import Endpoint, bad_reply, import_sdk, estimate_tokens, sdk_failure, usage_number
 
 PLACEHOLDER_KEY = "not-needed"
 CONTEXT_WINDOW = 200_000  # every current Claude model
 
 
+API = "the Anthropic messages API"  # what a base URL must point at (said in errors)
+
+
 class AnthropicLLM:
+    """Claude through the Anthropic messages API (or a server speaking it at another base URL); no sampling
+    options (anthropic 2.x takes none), stop sequences and streaming."""
+
     provider = "anthropic"
     abilities = CHAT_API
 
     def __init__(self, model: str, *, base_url_override: str | None = None, key: str | None = None,
                  timeout: float | None = None, max_retries: int | None = None,
                  settings: Settings | None = None) -> None:
-        try:
-            import anthropic
-        except ImportError as exc:
-            raise LLMConfigError("anthropic: the anthropic package is not installed", provider="anthropic") from exc
+        anthropic = import_sdk("anthropic")
         settings = settings or get_settings()
         url = base_url_override or base_url("anthropic", settings)[0]
         secret = key or api_key("anthropic", settings=settings)
@@ -79,17 +83,6 @@ class AnthropicLLM:
             params["timeout"] = opts.timeout
         return params
 
-    def _fail(self, exc: BaseException) -> LLMError:
-        if isinstance(exc, self._anthropic.AnthropicError):
-            return translate_error(exc, self.endpoint, self._secret)
-        return LLMBadResponse(f"anthropic: unreadable reply from {self.endpoint.where} ({type(exc).__name__}); check "
-                              "that the base URL points at the Anthropic messages API", provider="anthropic",
-                              secrets=(self._secret or "",))
-
-    def _bad(self, what: str) -> LLMBadResponse:
-        return LLMBadResponse(f"anthropic: the reply from {self.endpoint.where} has {what}; check that the base URL "
-                              "points at the Anthropic messages API", provider="anthropic")
-
     def complete(self, messages: MessagesIn, options: GenerationOptions | None = None,
                  **overrides: Any) -> Completion:
         params = self._params(messages, GenerationOptions.build(options, **overrides))
@@ -97,14 +90,14 @@ class AnthropicLLM:
         try:
             resp = self._client.messages.create(**params)
         except (self._anthropic.AnthropicError, ValueError) as exc:
-            raise self._fail(exc) from exc
+            raise sdk_failure(exc, self.endpoint, self._secret, self._anthropic.AnthropicError, API) from exc
         blocks = getattr(resp, "content", None)
         if not isinstance(blocks, list):
-            raise self._bad("no content")
+            raise bad_reply(self.endpoint, "no content", API)
         texts = [b.text for b in blocks
                  if getattr(b, "type", None) == "text" and isinstance(getattr(b, "text", None), str)]
         if not texts and getattr(resp, "stop_reason", None) != "max_tokens":
-            raise self._bad("no text content")
+            raise bad_reply(self.endpoint, "no text content", API)
         text = "".join(texts)
         usage = getattr(resp, "usage", None)
         return Completion(text, _or(usage_number(usage, "input_tokens"), estimate_tokens(_prompt_text(params))),
@@ -137,9 +130,9 @@ class AnthropicLLM:
                     stop_reason = getattr(getattr(event, "delta", None), "stop_reason", None) or stop_reason
                     output_tokens = usage_number(getattr(event, "usage", None), "output_tokens") or output_tokens
         except (self._anthropic.AnthropicError, ValueError) as exc:
-            raise self._fail(exc) from exc
+            raise sdk_failure(exc, self.endpoint, self._secret, self._anthropic.AnthropicError, API) from exc
         if not seen_start:
-            raise self._bad("an event stream without message_start")
+            raise bad_reply(self.endpoint, "an event stream without message_start", API)
         text = "".join(parts)
         return Completion(text, _or(input_tokens, estimate_tokens(_prompt_text(params))),
                           _or(output_tokens, estimate_tokens(text)), watch.elapsed(), _finish(stop_reason),

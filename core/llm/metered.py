@@ -12,11 +12,12 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from core.llm.base import LLM, Abilities, Completion, GenerationOptions, MessagesIn, TextStream
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,16 @@ class UsageTotals:
     seconds: float = 0.0
 
 
+class _Inner(Generic[T]):
+    """A read-only attribute that is the wrapped LLM's attribute of the same name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attr = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> T:
+        return cast(T, getattr(obj.inner, self.attr))
+
+
 class MeteredLLM:
     def __init__(self, llm: LLM, sink: UsageSink | None = None, *, role: str = "", work_id: int | None = None,
                  job_id: int | None = None) -> None:
@@ -68,25 +79,12 @@ class MeteredLLM:
     def __repr__(self) -> str:
         return f"MeteredLLM({self.inner!r}, role={self.role!r}, work_id={self.work_id}, job_id={self.job_id})"
 
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def provider(self) -> str:
-        return self.inner.provider
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    @property
-    def context_window(self) -> int:
-        return self.inner.context_window
-
-    @property
-    def abilities(self) -> Abilities:
-        return self.inner.abilities
+    # Declared (not left to __getattr__) so that type checkers see a MeteredLLM as an LLM.
+    name: _Inner[str] = _Inner()
+    provider: _Inner[str] = _Inner()
+    model_name: _Inner[str] = _Inner()
+    context_window: _Inner[int] = _Inner()
+    abilities: _Inner[Abilities] = _Inner()
 
     def with_context(self, *, role: str | None = None, work_id: int | None = None,
                      job_id: int | None = None) -> MeteredLLM:

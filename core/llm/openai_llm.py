@@ -11,9 +11,9 @@ from typing import Any
 from core.config import Settings, get_settings
 from core.llm.base import (CHAT_API, Completion, FinishReason, GenerationOptions, MessagesIn, Stopwatch, TextStream,
                            normalize_messages)
-from core.llm.errors import LLMBadResponse, LLMConfigError, LLMError
+from core.llm.errors import LLMConfigError
 from core.llm.keys import api_key, base_url, is_default_endpoint
-from core.llm.remote import Endpoint, estimate_tokens, translate_error, usage_number
+from core.llm.remote import Endpoint, bad_reply, import_sdk, estimate_tokens, sdk_failure, usage_number
 
 PLACEHOLDER_KEY = "not-needed"  # OpenAI-compatible local servers ignore the key, but the SDK insists on one
 DEFAULT_CONTEXT = 8192  # unknown model on a custom server: a conservative guess
@@ -29,7 +29,12 @@ def context_window_for(model: str) -> int:
     return DEFAULT_CONTEXT
 
 
+API = "an OpenAI-compatible chat-completions API"  # what a base URL must point at (said in errors)
+
+
 class OpenAILLM:
+    """The OpenAI chat-completions API, or any server that speaks it (Ollama, LM Studio, vLLM...)."""
+
     provider = "openai"
     abilities = CHAT_API
 
@@ -40,10 +45,7 @@ class OpenAILLM:
         """`provider_name` other than "openai" (core.llm.local_servers: "ollama", "lmstudio") names a local server's
         provider: its requests carry only the `key` given here, never the OpenAI key. `configured_key=False` does the
         same for "openai" (Settings tries a server typed in the page with the key typed beside it, or none)."""
-        try:
-            import openai
-        except ImportError as exc:
-            raise LLMConfigError("openai: the openai package is not installed", provider="openai") from exc
+        openai = import_sdk("openai")
         settings = settings or get_settings()
         self.provider = provider_name
         url = base_url_override or base_url("openai", settings)[0]
@@ -88,17 +90,6 @@ class OpenAILLM:
             params["timeout"] = opts.timeout
         return params
 
-    def _fail(self, exc: BaseException) -> LLMError:
-        if isinstance(exc, self._openai.OpenAIError):
-            return translate_error(exc, self.endpoint, self._secret)
-        return LLMBadResponse(f"{self.provider}: unreadable reply from {self.endpoint.where} ({type(exc).__name__}); "
-                              "check that the base URL points at an OpenAI-compatible API", provider=self.provider,
-                              secrets=(self._secret or "",))
-
-    def _bad(self, what: str) -> LLMBadResponse:
-        return LLMBadResponse(f"{self.provider}: the reply from {self.endpoint.where} has {what}; check that the base "
-                              "URL points at an OpenAI-compatible chat-completions API", provider=self.provider)
-
     def complete(self, messages: MessagesIn, options: GenerationOptions | None = None,
                  **overrides: Any) -> Completion:
         opts = GenerationOptions.build(options, **overrides)
@@ -107,17 +98,17 @@ class OpenAILLM:
         try:
             resp = self._client.chat.completions.create(**params)
         except (self._openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
-            raise self._fail(exc) from exc
+            raise sdk_failure(exc, self.endpoint, self._secret, self._openai.OpenAIError, API) from exc
         choices = getattr(resp, "choices", None)
         if not isinstance(choices, list) or not choices:
-            raise self._bad("no choices")
+            raise bad_reply(self.endpoint, "no choices", API)
         message = getattr(choices[0], "message", None)
         text = getattr(message, "content", None)
         refusal = getattr(message, "refusal", None)
         if text is None and refusal:
             text = refusal
         if not isinstance(text, str):
-            raise self._bad("no message content")
+            raise bad_reply(self.endpoint, "no message content", API)
         usage = getattr(resp, "usage", None)
         prompt_text = "\n".join(m["content"] for m in params["messages"])
         return Completion(text,
@@ -149,10 +140,10 @@ class OpenAILLM:
                     parts.append(piece)
                     yield piece
         except (self._openai.OpenAIError, ValueError) as exc:
-            raise self._fail(exc) from exc
+            raise sdk_failure(exc, self.endpoint, self._secret, self._openai.OpenAIError, API) from exc
         text = "".join(parts)
         if finish is None and not parts:
-            raise self._bad("an empty stream (no chunks with choices)")
+            raise bad_reply(self.endpoint, "an empty stream (no chunks with choices)", API)
         prompt_text = "\n".join(m["content"] for m in params["messages"])
         return Completion(text, _or(usage_number(usage, "prompt_tokens"), estimate_tokens(prompt_text)),
                           _or(usage_number(usage, "completion_tokens"), estimate_tokens(text)),

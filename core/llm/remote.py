@@ -6,11 +6,12 @@ Retry-After honoured up to a limit); what reaches `translate_error` has already 
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any
 
-from core.llm.errors import (LLMAuthError, LLMBadRequest, LLMBadResponse, LLMError, LLMRateLimited, LLMTimeout,
-                             LLMUnavailable)
+from core.llm.errors import (LLMAuthError, LLMBadRequest, LLMBadResponse, LLMConfigError, LLMError, LLMRateLimited,
+                             LLMTimeout, LLMUnavailable)
 from core.llm.keys import ENV_KEY, SAVED, display_url, key_source
 
 
@@ -67,6 +68,31 @@ def translate_error(exc: BaseException, ep: Endpoint, secret: str | None) -> LLM
                              f"check the model name and the base URL{detail}", provider=ep.provider, secrets=secrets)
     return LLMBadRequest(f"{ep.provider}: {ep.where} refused the request (HTTP {status}){detail}; check the model "
                          "name and the options", provider=ep.provider, secrets=secrets)
+
+
+def import_sdk(module: str) -> Any:
+    """A provider's SDK module (its provider has the same name), or a configuration error saying it is missing."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise LLMConfigError(f"{module}: the {module} package is not installed", provider=module) from exc
+
+
+def sdk_failure(exc: BaseException, ep: Endpoint, secret: str | None, sdk_error: type[BaseException],
+                api: str) -> LLMError:
+    """What to raise for an exception out of a provider SDK's call: the SDK's own errors translated; anything else
+    (a reply the SDK could not read: the base URL points at something else) said plainly, naming the `api` it
+    should point at."""
+    if isinstance(exc, sdk_error):
+        return translate_error(exc, ep, secret)
+    return LLMBadResponse(f"{ep.provider}: unreadable reply from {ep.where} ({type(exc).__name__}); check that the "
+                          f"base URL points at {api}", provider=ep.provider, secrets=(secret or "",))
+
+
+def bad_reply(ep: Endpoint, what: str, api: str) -> LLMBadResponse:
+    """A reply the SDK read but that lacks `what` the request needs."""
+    return LLMBadResponse(f"{ep.provider}: the reply from {ep.where} has {what}; check that the base URL points at "
+                          f"{api}", provider=ep.provider)
 
 
 def _key_hint(provider: str) -> str:
