@@ -18,7 +18,7 @@ from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli
 from core.config import get_settings
 from core.llm import LLMError
 from core.qa import MODES, QAParams
-from core.qa.params import ANSWER_PATHS, FACT_RANKINGS, PASSAGE_SEARCHES
+from core.qa.params import ANSWER_PATHS, DEFAULT_MODE, FACT_RANKINGS, PASSAGE_SEARCHES
 
 
 def _progress(done: int, total: int, message: str) -> None:
@@ -152,7 +152,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("work_id", type=int)
     p.add_argument("question", nargs="?", default=None)
     p.add_argument("--questions", metavar="FILE.jsonl", default=None, help='one {"question": ...} per line')
-    p.add_argument("--mode", choices=MODES, default="kg")
+    p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE, help=f"default: {DEFAULT_MODE}")
     p.add_argument("--upto", type=int, default=None, metavar="N", help="I have read up to chapter N (no spoilers)")
     p.add_argument("--dry-run", action="store_true",
                    help="build the prompt only: no LLM call (an extractive answer needs none; a generated one is null)")

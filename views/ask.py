@@ -11,7 +11,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from core.config import get_settings
 from core.llm import LLMError
 from core.qa import MODE_HELP, MODES, QAParams
-from core.qa.params import ANSWER_PATHS, FACT_RANKINGS, PASSAGE_SEARCHES
+from core.qa.params import ANSWER_PATHS, DEFAULT_MODE, FACT_RANKINGS, PASSAGE_SEARCHES
 from core.services import qa_service
 from views._ask_answer import PATH_LABELS, render_answer
 from views._ask_inspector import prompt_inspector
@@ -49,7 +49,7 @@ with st.form("ask_form"):
     left, middle, right = st.columns([2, 3, 1])
     upto = left.number_input("I have read up to chapter", 1, last, reading, key=f"ask_upto_{work_id}",
                              help="Nothing after this chapter is read, retrieved or cited: no spoilers.")
-    mode = middle.radio("Mode", MODES, index=MODES.index("kg"), horizontal=True, key="ask_mode",
+    mode = middle.radio("Mode", MODES, index=MODES.index(DEFAULT_MODE), horizontal=True, key="ask_mode",
                         help="\n\n".join(f"**{m}**: {h}" for m, h in MODE_HELP.items()))
     dry_run = right.checkbox("Prompt only", key="ask_dry_run", help="Build the prompt without asking the model.")
     with st.expander("Budget and scoring"):
