@@ -13,6 +13,8 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.threads import torch_threads
+
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: importing spaCy costs ~1 s, torch several
     import numpy as np
     from spacy.language import Language
@@ -67,14 +69,20 @@ def load_embedder() -> Any:
         return _embedder
 
 
+SMALL_EMBED = 64  # texts embedded on one torch thread: a question, the extractive reader's 40 candidate sentences
+# (at load 2.7 one thread embedded 1, 8 and 40 sentences as fast as two or faster: 22 / 55 / 261 ms against
+# 25-36 / 78-98 / 300-309 ms, and without two's stalls of up to 0.5 s)
+
+
 def embed(texts: Sequence[str], batch_size: int = 128) -> np.ndarray:
     """Unit-length float32 embeddings, one row per text (an empty input gives a 0 x 384 array)."""
     import numpy as np
     model = load_embedder()
     if not texts:
         return np.zeros((0, model.get_sentence_embedding_dimension() or 384), dtype=np.float32)
-    vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                           show_progress_bar=False)
+    with torch_threads(1 if len(texts) <= SMALL_EMBED else None):  # a question: one thread (core.threads)
+        vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                               show_progress_bar=False)
     return vectors.astype(np.float32, copy=False)
 
 

@@ -22,12 +22,12 @@ with gradients, which only the transformers model gives, so it needs a `TorchSte
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import torch
 
+from core.threads import torch_threads
 from core.write.kid.memory import EntityMemory, entities_in
 from core.write.kid.params import KidParams, Step
 from core.write.kid.policy import KvSettings, LogitsPolicy, perturb_kv
@@ -81,22 +81,6 @@ class FastStepper:
         if logits is None:
             raise ValueError("the fast runtime gave no logits for this step")
         return torch.from_numpy(np.ascontiguousarray(logits, dtype=np.float32))
-
-
-@contextmanager
-def _threads(count: int | None) -> Iterator[None]:
-    """torch on `count` threads meanwhile (None: unchanged). On the fast runtime torch only filters and samples
-    vectors of 49k-262k floats, where a second thread costs more than it gives on two busy cores (multinomial over
-    49k: 24 ms on 2 threads, 2.3 ms on 1, at load 8); the runtime's forward pass keeps its own threads. The setting is
-    process-wide: restored when the loop ends or is closed."""
-    before = torch.get_num_threads()
-    if count is not None and count != before:
-        torch.set_num_threads(count)
-    try:
-        yield
-    finally:
-        if torch.get_num_threads() != before:
-            torch.set_num_threads(before)
 
 
 @dataclass(frozen=True)
@@ -244,7 +228,7 @@ def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: Ki
     text = ""                         # the text generated so far
     begun: BegunWord | None = None    # a knowledge word KID began and is finishing
     ended = False                     # a knowledge word ended with the last token: no letters may be glued on
-    with torch.inference_mode(False), torch.no_grad(), _threads(1 if isinstance(stepper, FastStepper) else None):
+    with torch.inference_mode(False), torch.no_grad(), torch_threads(1 if isinstance(stepper, FastStepper) else None):
         stepper.start(ids)
         words_done = 0
         for _ in range(params.max_tokens):
