@@ -69,9 +69,10 @@ def load_embedder() -> Any:
         return _embedder
 
 
-SMALL_EMBED = 64  # texts embedded on one torch thread: a question, the extractive reader's 40 candidate sentences
-# (at load 2.7 one thread embedded 1, 8 and 40 sentences as fast as two or faster: 22 / 55 / 261 ms against
-# 25-36 / 78-98 / 300-309 ms, and without two's stalls of up to 0.5 s)
+SMALL_EMBED_CHARS = 10_000  # embedded on one torch thread: a question, the extractive reader's 40 candidate
+# sentences (~6,000 characters); a batch of 64 passages (~100,000) keeps every thread. At load 2.7 one thread
+# embedded 1, 8 and 40 sentences as fast as two or faster (22 / 55 / 261 ms against 25-36 / 78-98 / 300-309 ms), and
+# without two's stalls of up to 0.5 s beside a busy core (core.threads).
 
 
 def embed(texts: Sequence[str], batch_size: int = 128) -> np.ndarray:
@@ -80,7 +81,8 @@ def embed(texts: Sequence[str], batch_size: int = 128) -> np.ndarray:
     model = load_embedder()
     if not texts:
         return np.zeros((0, model.get_sentence_embedding_dimension() or 384), dtype=np.float32)
-    with torch_threads(1 if len(texts) <= SMALL_EMBED else None):  # a question: one thread (core.threads)
+    small = sum(len(t) for t in texts) <= SMALL_EMBED_CHARS
+    with torch_threads(1 if small else None):
         vectors = model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
                                show_progress_bar=False)
     return vectors.astype(np.float32, copy=False)

@@ -34,7 +34,7 @@ def test_small_embeddings_run_on_one_thread_and_large_ones_on_all(monkeypatch: p
     try:
         assert core.nlp.embed(["Who stole Buck?"]).shape == (1, 4)
         assert torch.get_num_threads() == 2
-        core.nlp.embed([f"passage {i}" for i in range(core.nlp.SMALL_EMBED + 1)])
+        core.nlp.embed(["A passage of the book. " * 50] * 10)      # ~11,500 characters: a batch of passages
         assert torch.get_num_threads() == 2
         assert model.threads == [1, 2]
     finally:
