@@ -3,6 +3,11 @@ sampler and prefix reuse) against the maintained OpenVINO GenAI library (`openvi
 process, the variants' requests alternating round by round (as bench/openvino_ab.py does: the shared host's speed
 swings by 20% from one minute to the next; ratios within a round are steady). Issue 35, item 1.
 
+Caution (found when the move was built, bench/README.md "OpenVINO GenAI A/B"): on the CPU both GenAI variants run
+PagedAttention, whose conversion of this export drops Gemma 3's 512-token sliding window, so their Gemma text past
+512 prompt tokens is wrong and their Gemma prompt speed is not a right answer's; right answers need
+`ATTENTION_BACKEND=SDPA`, which read prompts at 0.20x Fabula's. The decision was to keep Fabula's runtime.
+
 Variants: "fabula" (openvino_rt on today's export), "genai" (LLMPipeline's stateful path, no scheduler) and
 "genai_pa" (LLMPipeline with a SchedulerConfig: continuous batching, PagedAttention, prefix caching). Both GenAI
 variants read one IR exported here from the same float32 weights Fabula dequantizes from the packaged GGUF, in the
