@@ -41,11 +41,9 @@ class FastModel(Protocol):
         """The runtime's own model object (an OpenVINO CompiledModel, a llama_cpp.Llama), for diagnostics."""
         ...
 
-    def text_pieces(self, prompt_ids: Sequence[int], *, max_new: int, temperature: float, top_p: float | None,
-                    seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
-                    scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
-                    paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
-        """Generated text as it comes, held back and cut by `scanner`'s stop strings; ids are recorded in `run`.
+    def text_pieces(self, prompt_ids: Sequence[int], how: Decode) -> Generator[str, None, None]:
+        """Generated text as it comes, held back and cut by `how.run.scanner`'s stop strings; ids are recorded in
+        `how.run`.
 
         Greedy at temperature 0, else temperature sampling with optional top-p. Generation ends at an end token
         (not kept), a stop string or `max_new` tokens; closing the generator ends it too. An end token before
@@ -98,13 +96,32 @@ class Detokenizer:
         return out
 
 
-def goes_on(run: FastRun, paragraph: Sequence[int], *, max_new: int, min_new: int, min_words: int,
-            decode: Callable[[list[int]], str]) -> bool:
+@dataclass(frozen=True)
+class Decode:
+    """How one generation decodes (`FastModel.text_pieces`): `run` records it and holds the stop scanner; `decode`
+    turns ids into text; at most `max_new` new tokens; greedy at `temperature` 0, else sampled with `top_p` and
+    `seed`; `stop_ids` end it besides the model's own end tokens; an end before `min_new` tokens or `min_words` words
+    becomes the `paragraph` ids; `guard` is the loop guard (None: off)."""
+
+    run: FastRun
+    decode: Callable[[list[int]], str]
+    max_new: int
+    temperature: float = 0.0
+    top_p: float | None = None
+    seed: int | None = None
+    stop_ids: Iterable[int] = ()
+    min_new: int = 0
+    min_words: int = 0
+    paragraph: Sequence[int] = ()
+    guard: LoopGuard | None = None
+
+
+def goes_on(how: Decode) -> bool:
     """Whether an end token now becomes a paragraph break: the text is still short of `min_new` tokens or
     `min_words` words, and the break fits within `max_new`. Both fast runtimes ask this."""
-    after = len(run.new_ids) + len(paragraph)
-    short = after < min_new or (min_words > 0 and len(decode(run.new_ids).split()) < min_words)
-    return bool(paragraph) and after < max_new and short
+    after = len(how.run.new_ids) + len(how.paragraph)
+    short = after < how.min_new or (how.min_words > 0 and len(how.decode(how.run.new_ids).split()) < how.min_words)
+    return bool(how.paragraph) and after < how.max_new and short
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

@@ -28,13 +28,12 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from core.llm.base import StopScanner
-from core.llm.decoding import Detokenizer, FastRun, common_prefix, cpu_threads, goes_on, one_step
+from core.llm.decoding import Decode, Detokenizer, FastRun, common_prefix, cpu_threads, goes_on, one_step
 from core.quiet import close_llama_cpp_files_at_exit
 from core.llm.loopguard import LoopGuard
 
@@ -53,6 +52,7 @@ _unsafe_logged: set[str] = set()
 class LlamaModel:
     """A llama.cpp model: `decoding.FastModel` on llama-cpp-python."""
 
+    runtime: ClassVar[str] = "llama.cpp"
     name: str
     llama: Any  # llama_cpp.Llama
     eog_ids: frozenset[int]  # end-of-generation tokens by the GGUF's own vocabulary (eos, eot, end_of_turn)
@@ -61,18 +61,12 @@ class LlamaModel:
     # token-by-token loop's ids)
 
     @property
-    def runtime(self) -> str:
-        return "llama.cpp"
-
-    @property
     def handle(self) -> Any:
         return self.llama
 
-    def text_pieces(self, prompt_ids: Sequence[int], *, max_new: int, temperature: float, top_p: float | None,
-                    seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
-                    scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
-                    paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
-        """Generated text as it comes, held back and cut by `scanner`'s stop strings; ids are recorded in `run`.
+    def text_pieces(self, prompt_ids: Sequence[int], how: Decode) -> Generator[str, None, None]:
+        """Generated text as it comes, held back and cut by the stop strings of `how.run.scanner`; ids are recorded
+        in `how.run`.
 
         Greedy at temperature 0; otherwise plain temperature sampling with optional top-p and no top-k, min-p or
         llama.cpp repetition penalty, as on the transformers path. `guard` (the loop guard, None: off) bars repeated
@@ -82,13 +76,14 @@ class LlamaModel:
         before `min_new` tokens, or before the new text has `min_words` words, is replaced by the `paragraph` ids and
         generation goes on from there (the KV cache keeps everything before, so it costs nothing).
         """
+        run = how.run
         llama = self.llama
-        sampling = temperature > 0
+        sampling = how.temperature > 0
         if sampling:
-            llama.set_seed(seed if seed is not None else random.getrandbits(31))
-        ends = self.eog_ids | frozenset(stop_ids)
-        detok = Detokenizer(decode)
-        processors = _guard_processors(guard, run)
+            llama.set_seed(how.seed if how.seed is not None else random.getrandbits(31))
+        ends = self.eog_ids | frozenset(how.stop_ids)
+        detok = Detokenizer(how.decode)
+        processors = _guard_processors(how.guard, run)
         while True:
             restart = False
             prompt = list(prompt_ids) + run.new_ids
@@ -97,31 +92,30 @@ class LlamaModel:
                 keep = 0
             llama.n_tokens = keep  # evaluation starts after the kept batches
             self.prompt = prompt
-            tokens = llama.generate(prompt[keep:], temp=temperature if sampling else 0.0, top_k=0,
-                                    top_p=(top_p or 1.0) if sampling else 1.0, min_p=0.0, typical_p=1.0,
+            tokens = llama.generate(prompt[keep:], temp=how.temperature if sampling else 0.0, top_k=0,
+                                    top_p=(how.top_p or 1.0) if sampling else 1.0, min_p=0.0, typical_p=1.0,
                                     repeat_penalty=1.0, reset=False, logits_processor=processors)
             try:
                 for token in tokens:
                     if token in ends:
-                        restart = goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words,
-                                          decode=decode)
+                        restart = goes_on(how)
                         run.ended = not restart
-                        new = list(paragraph) if restart else []
+                        new = list(how.paragraph) if restart else []
                     else:
                         new = [int(token)]
                     for piece_id in new:
                         run.new_ids.append(piece_id)
-                        out = scanner.feed(detok.push(piece_id))
+                        out = run.scanner.feed(detok.push(piece_id))
                         if out:
                             yield out
-                    if token in ends or scanner.stopped or len(run.new_ids) >= max_new:
+                    if token in ends or run.scanner.stopped or len(run.new_ids) >= how.max_new:
                         break
             finally:
                 tokens.close()
-            if not restart or scanner.stopped:
+            if not restart or run.scanner.stopped:
                 break
-        if not scanner.stopped:
-            out = scanner.feed(detok.flush())
+        if not run.scanner.stopped:
+            out = run.scanner.feed(detok.flush())
             if out:
                 yield out
 

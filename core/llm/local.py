@@ -23,7 +23,7 @@ from typing import Any
 
 from core.config import Settings, get_settings
 from core.llm import local_models, local_torch, runtimes
-from core.llm.decoding import FastModel, FastRun
+from core.llm.decoding import Decode, FastModel, FastRun
 from core.llm.base import (Abilities, Completion, FinishReason, GenerationOptions, Message, MessagesIn, StopScanner,
                            Stopwatch, TextStream, normalize_messages, truncate_at_stop)
 from core.llm.errors import LLMContextOverflow, LLMError
@@ -193,11 +193,10 @@ class LocalLLM:
         """The fast path's text for `ids` as it comes, cut at the first stop string; holds the model's lock."""
         with self._lock:
             try:
-                yield from fast.text_pieces(ids, max_new=max_new, temperature=opts.temperature, top_p=opts.top_p,
-                                            seed=opts.seed, stop_ids=self._end_ids(), decode=self.decode,
-                                            scanner=run.scanner, run=run, min_new=opts.min_tokens,
-                                            min_words=opts.min_words, paragraph=self._paragraph_ids(),
-                                            guard=opts.loop_guard)
+                yield from fast.text_pieces(ids, Decode(
+                    run, self.decode, max_new, temperature=opts.temperature, top_p=opts.top_p, seed=opts.seed,
+                    stop_ids=self._end_ids(), min_new=opts.min_tokens, min_words=opts.min_words,
+                    paragraph=self._paragraph_ids(), guard=opts.loop_guard))
             except (GeneratorExit, LLMError):
                 raise
             except Exception as exc:  # noqa: BLE001 - surface as the one error family

@@ -15,14 +15,12 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from core.llm.base import StopScanner
-from core.llm.decoding import Detokenizer, FastRun, common_prefix, cpu_threads, end_ids, goes_on, one_step
-from core.llm.loopguard import LoopGuard
+from core.llm.decoding import Decode, Detokenizer, common_prefix, cpu_threads, end_ids, goes_on, one_step
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +49,7 @@ _missing_logged = False
 
 @dataclass
 class OVModel:
+    runtime: ClassVar[str] = "openvino"
     name: str
     compiled: Any  # openvino.CompiledModel
     request: Any  # its one infer request
@@ -64,47 +63,41 @@ class OVModel:
     caches: dict[str, Any] = field(default_factory=dict)  # the cache tensors, by input name
 
     @property
-    def runtime(self) -> str:
-        return "openvino"
-
-    @property
     def handle(self) -> Any:
         return self.compiled
 
-    def text_pieces(self, prompt_ids: Sequence[int], *, max_new: int, temperature: float, top_p: float | None,
-                    seed: int | None, stop_ids: Iterable[int], decode: Callable[[list[int]], str],
-                    scanner: StopScanner, run: FastRun, min_new: int = 0, min_words: int = 0,
-                    paragraph: Sequence[int] = (), guard: LoopGuard | None = None) -> Generator[str, None, None]:
+    def text_pieces(self, prompt_ids: Sequence[int], how: Decode) -> Generator[str, None, None]:
         """Generated text as it comes, as `decoding.FastModel.text_pieces` says; `guard`
         bars repeated n-grams of the new tokens before each pick (None: plain decoding)."""
         import numpy as np
-        rng = np.random.default_rng(seed if seed is not None else random.getrandbits(31))
-        ends = self.eog_ids | frozenset(stop_ids)
-        detok = Detokenizer(decode)
-        state = guard.state() if guard is not None and guard.active else None
+        run = how.run
+        rng = np.random.default_rng(how.seed if how.seed is not None else random.getrandbits(31))
+        ends = self.eog_ids | frozenset(how.stop_ids)
+        detok = Detokenizer(how.decode)
+        state = how.guard.state() if how.guard is not None and how.guard.active else None
         kept = reuse(self, prompt_ids)
         logits = evaluate(self, list(prompt_ids[kept:]))
-        while len(run.new_ids) < max_new and not scanner.stopped:
+        while len(run.new_ids) < how.max_new and not run.scanner.stopped:
             if state is not None:  # the loop guard: a token completing an n-gram already generated is barred
                 logits = state.apply(logits, run.new_ids)
-            token = pick(logits, temperature, top_p, rng)
+            token = pick(logits, how.temperature, how.top_p, rng)
             if token in ends:
-                if not goes_on(run, paragraph, max_new=max_new, min_new=min_new, min_words=min_words, decode=decode):
+                if not goes_on(how):
                     run.ended = True
                     break
-                new = list(paragraph)
+                new = list(how.paragraph)
             else:
                 new = [token]
             for piece_id in new:
                 run.new_ids.append(piece_id)
-                out = scanner.feed(detok.push(piece_id))
+                out = run.scanner.feed(detok.push(piece_id))
                 if out:
                     yield out
-            if scanner.stopped or len(run.new_ids) >= max_new:
+            if run.scanner.stopped or len(run.new_ids) >= how.max_new:
                 break
             logits = evaluate(self, new)
-        if not scanner.stopped:
-            out = scanner.feed(detok.flush())
+        if not run.scanner.stopped:
+            out = run.scanner.feed(detok.flush())
             if out:
                 yield out
 

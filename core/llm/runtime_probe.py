@@ -235,10 +235,9 @@ def _prompt_ids(model: str, cache_dir: Path) -> tuple[Any, list[int]]:
 
 def _generate(fast: Any, ids: list[int], tokenizer: Any, n: int = 12) -> list[int]:
     from core.llm.base import StopScanner
-    from core.llm.decoding import FastRun
+    from core.llm.decoding import Decode, FastRun
     run = FastRun(StopScanner(()))
-    for _ in fast.text_pieces(ids, max_new=n, temperature=0.0, top_p=None, seed=None, stop_ids=(),
-                    decode=lambda t: tokenizer.decode(t), scanner=run.scanner, run=run):
+    for _ in fast.text_pieces(ids, Decode(run, lambda t: tokenizer.decode(t), n)):
         pass
     return run.new_ids
 

@@ -9,7 +9,7 @@ import pytest
 
 from core.llm import local_models, runtimes
 from core.llm.base import StopScanner
-from core.llm.decoding import FastRun
+from core.llm.decoding import Decode, FastRun
 from core.llm.local import LocalLLM
 from core.write.kid import KidMode, KidParams
 from core.write.modes import PreparedPrompt
@@ -36,8 +36,7 @@ def runtime_greedy(llm: LocalLLM, ids: list[int], n: int) -> list[int]:
     assert fast is not None
     run = FastRun(StopScanner(()))
     with llm._lock:
-        for _ in fast.text_pieces(ids, max_new=n, temperature=0.0, top_p=None, seed=None, stop_ids=(),
-                                  decode=llm.decode, scanner=run.scanner, run=run):
+        for _ in fast.text_pieces(ids, Decode(run, llm.decode, n)):
             pass
     return run.new_ids
 

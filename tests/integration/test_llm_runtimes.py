@@ -17,7 +17,7 @@ import pytest
 
 from core.llm import llamacpp, runtime_probe, runtimes
 from core.llm.base import StopScanner
-from core.llm.decoding import FastRun
+from core.llm.decoding import Decode, FastRun
 from core.llm.local import LocalLLM
 
 pytestmark = pytest.mark.slow
@@ -73,8 +73,7 @@ def fast_greedy(llm: LocalLLM, ids: list[int], n: int, runtime: str) -> list[int
     assert fast is not None and llm.runtime == runtime
     run = FastRun(StopScanner(()))
     with llm._lock:
-        for _ in fast.text_pieces(ids, max_new=n, temperature=0.0, top_p=None, seed=None,
-                                  stop_ids=(), decode=llm.decode, scanner=run.scanner, run=run):
+        for _ in fast.text_pieces(ids, Decode(run, llm.decode, n)):
             pass
     return run.new_ids
 

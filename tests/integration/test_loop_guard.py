@@ -12,7 +12,7 @@ import pytest
 
 from core.llm import runtimes
 from core.llm.base import StopScanner
-from core.llm.decoding import FastRun
+from core.llm.decoding import Decode, FastRun
 from core.llm.local import LocalLLM
 from core.llm.loopguard import LoopGuard
 from core.textguard import NGRAM, repetition_stats
@@ -49,8 +49,7 @@ def fast_ids(llm: LocalLLM, prompt: str, guard: LoopGuard | None, runtime: str) 
     assert fast is not None and llm.runtime == runtime
     run = FastRun(StopScanner(()))
     with llm._lock:
-        for _ in fast.text_pieces(llm.encode(prompt), max_new=TOKENS, temperature=0.0, top_p=None,
-                                  seed=None, stop_ids=(), decode=llm.decode, scanner=run.scanner, run=run, guard=guard):
+        for _ in fast.text_pieces(llm.encode(prompt), Decode(run, llm.decode, TOKENS, guard=guard)):
             pass
     return run.new_ids
 

@@ -3,7 +3,7 @@ UTF-8 held back and the window restarted after newlines (a fake byte-level vocab
 from __future__ import annotations
 
 from core.llm.base import StopScanner
-from core.llm.decoding import Detokenizer, FastRun
+from core.llm.decoding import Decode, Detokenizer, FastRun
 from core.llm.llamacpp import LlamaModel
 
 # a byte-level vocabulary: id -> bytes; "é" and "🎄" are split over several ids
@@ -52,9 +52,7 @@ def run(*calls: list[int], max_new: int = 50, stops: tuple[str, ...] = (),
     llama = FakeLlama(*calls)
     model = LlamaModel("fake", llama, frozenset({10}), 0.0)
     state = FastRun(StopScanner(stops))
-    text = "".join(model.text_pieces([1], max_new=max_new, temperature=0.0, top_p=None, seed=None, stop_ids=(),
-                                     decode=decode, scanner=state.scanner, run=state, min_new=min_new,
-                                     paragraph=[3, 3]))
+    text = "".join(model.text_pieces([1], Decode(state, decode, max_new, min_new=min_new, paragraph=[3, 3])))
     return text, state, llama
 
 
