@@ -26,8 +26,6 @@ def build_graph(store: Store, work_id: int, params: dict[str, Any], controls: Co
                                     force=bool(params.get("force", False)), on_progress=controls.on_progress,
                                     should_stop=controls.should_stop)
     lines = [f"{report.entities} entities, {report.edges} edges, {report.facts} facts in {report.seconds:.1f} s"]
-    if not controls.should_stop():
-        lines.extend(_embed_for_questions(store, work_id))
     if changed := report.stats.get("changed_during_build"):
         lines.append(f"{changed} chapter(s) were saved again while the build read them, so they are not in the graph "
                      "yet: build again to bring them in.")
@@ -37,27 +35,6 @@ def build_graph(store: Store, work_id: int, params: dict[str, Any], controls: Co
                      f"{after['input_tokens'] - before['input_tokens']:,} input and "
                      f"{after['output_tokens'] - before['output_tokens']:,} output tokens with {name}.")
     return "\n".join(lines)
-
-
-def _embed_for_questions(store: Store, work_id: int) -> list[str]:
-    """Embed the new graph's facts and entity names now, so that the first question in Ask's default graph mode is
-    as fast as the later ones (on a novel this is a few seconds of MiniLM). Best effort: the graph is built and
-    stored either way, and Ask embeds whatever is missing when asked."""
-    import logging
-    import time
-
-    from core.services import qa_service
-    started = time.perf_counter()
-    try:
-        corpus = qa_service.load_corpus(store, work_id)
-        if not (corpus.facts or corpus.entities) or qa_service.attach_meaning_vectors(store, corpus, compute=False):
-            return []
-        qa_service.attach_meaning_vectors(store, corpus)
-    except Exception as exc:  # noqa: BLE001 - see above
-        logging.getLogger(__name__).warning("embedding the graph of work %s for questions failed (%s); Ask embeds "
-                                            "it when first asked", work_id, exc)
-        return []
-    return [f"Facts and names embedded for questions in {time.perf_counter() - started:.1f} s."]
 
 
 @job_kind("narco", "NARCO build", "passages")
