@@ -16,7 +16,7 @@ from core.llm.base import (CHAT_API, Completion, FinishReason, GenerationOptions
                            normalize_messages)
 from core.llm.errors import LLMConfigError
 from core.llm.keys import api_key, base_url, is_default_endpoint
-from core.llm.remote import Endpoint, bad_reply, import_sdk, estimate_tokens, sdk_failure, usage_number
+from core.llm.remote import Endpoint, bad_reply, estimate_tokens, import_sdk, sdk_failure, usage_number
 
 PLACEHOLDER_KEY = "not-needed"
 CONTEXT_WINDOW = 200_000  # every current Claude model
