@@ -33,7 +33,8 @@ class QAParams:
     """How one question is answered.
 
     mode: traditional | kg | rag | narco | graph (DEFAULT_MODE). upto: the reader's chapter (nothing after it is
-    read; None = the whole work). budget_tokens: the whole prompt, counted with the answering model's tokenizer, chat template included.
+    read; None = the whole work). budget_tokens: the whole prompt, counted with the answering model's tokenizer,
+    chat template included.
     top_facts: facts verbalized in kg mode (3 in the paper). max_passages: candidates considered by rag/narco.
     narco_lambda: λ of the NARCO score. edge_side: which questions count as a passage's edges in the NARCO score:
     "outgoing" (asked from the passage, the paper's eq. 2), "incoming" (answered by it) or both.
