@@ -7,7 +7,7 @@ import torch
 
 from core.llm.local import LocalLLM
 from core.write.kid import EntityMemory, KidMode, KidParams, KnowledgeTrie
-from core.write.kid.decode import ban_repeated_ngrams, kid_decode, top_k_top_p
+from core.write.kid.decode import ban_repeated_ngrams, candidates, kid_decode
 from core.write.kid.policy import KvSettings, LogitsPolicy, demo_mass, kl, perturb_kv
 from core.write.modes import PreparedPrompt
 
@@ -38,8 +38,8 @@ def plain_loop(model, ids: list[int], params: KidParams) -> list[int]:  # noqa: 
         for _ in range(params.max_tokens):
             logits = model(input_ids=torch.tensor([ids])).logits[0, -1].float()
             logits = ban_repeated_ngrams(logits, ids, params.no_repeat) / params.temperature
-            probs = torch.softmax(top_k_top_p(logits, params.top_k, params.top_p), -1)
-            token = int(torch.multinomial(probs, 1, generator=generator))
+            index, probs = candidates(logits, params.top_k, params.top_p)
+            token = int(index[torch.multinomial(probs, 1, generator=generator)])
             ids.append(token)
             out.append(token)
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from core.write.kid import EntityMemory, KidParams, KnowledgeTrie, words
-from core.write.kid.decode import ban_repeated_ngrams, kid_decode, top_k_top_p
+from core.write.kid.decode import ban_repeated_ngrams, candidates, kid_decode
 from core.write.kid.overlay import overlay_html, token_dicts
 from tests.support.tiny_lm import TinyLocalLLM, walking_table
 
@@ -91,8 +91,8 @@ def test_steering_off_is_plain_sampling_token_for_token() -> None:
     for _ in range(params.max_tokens):
         logits = lm.model(torch.tensor([seq])).logits[0, -1]
         logits = ban_repeated_ngrams(logits, seq, params.no_repeat) / params.temperature
-        token = int(torch.multinomial(torch.softmax(top_k_top_p(logits, params.top_k, params.top_p), -1), 1,
-                                      generator=generator))
+        index, probs = candidates(logits, params.top_k, params.top_p)
+        token = int(index[torch.multinomial(probs, 1, generator=generator)])
         seq.append(token)
         plain.append(token)
     assert kid == plain

@@ -181,28 +181,38 @@ def ban_repeated_ngrams(logits: torch.Tensor, ids: Sequence[int], n: int) -> tor
     return logits
 
 
-def top_k_top_p(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tensor:
-    """Keep the top_k most likely tokens, then the smallest set whose mass reaches top_p; the rest get -inf."""
-    logits = logits.clone()
+def candidates(logits: torch.Tensor, top_k: int, top_p: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """What top-k / top-p sampling draws from: the top_k most likely tokens (all where top_k is 0 or the vocabulary
+    is smaller), then the smallest set of them whose mass reaches top_p, most likely first; as (token ids, their
+    probabilities renormalized over the set). Only the survivors are sorted and softmaxed (top_k of a 262k
+    vocabulary: 20), so a draw costs a top-k and not a pass of softmax and multinomial over the whole vocabulary."""
     if 0 < top_k < logits.numel():
-        kth = torch.topk(logits, top_k).values[-1]
-        logits[logits < kth] = float("-inf")
+        values, index = torch.topk(logits, top_k)
+    else:
+        values, index = torch.sort(logits, descending=True)
+    probs = torch.softmax(values, -1)
     if top_p < 1:
-        # only the tokens still in play are sorted (top_k of a 262k vocabulary: 20); -inf ones carry no mass
-        alive = torch.nonzero(logits > float("-inf")).flatten()
-        sorted_logits, order = torch.sort(logits[alive], descending=True)
-        probs = torch.softmax(sorted_logits, -1)
-        drop = probs.cumsum(-1) - probs >= top_p   # mass before this token already reaches p
-        logits[alive[order[drop]]] = float("-inf")
-    return logits
+        keep = probs.cumsum(-1) - probs < top_p   # mass before this token still short of p (the first always kept)
+        values, index = values[keep], index[keep]
+        probs = torch.softmax(values, -1)
+    return index, probs
+
+
+def top_k_top_p(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tensor:
+    """`logits` with -inf for every token that `candidates` leaves out."""
+    index, _ = candidates(logits, top_k, top_p)
+    out = torch.full_like(logits, float("-inf"))
+    out[index] = logits[index]
+    return out
 
 
 def choose(logits: torch.Tensor, params: KidParams, generator: torch.Generator) -> int:
-    """Greedy at temperature 0; otherwise sample from the temperature-scaled, top-k / top-p filtered distribution."""
+    """Greedy at temperature 0; otherwise one draw from the temperature-scaled, top-k / top-p filtered distribution
+    (`candidates`)."""
     if params.temperature == 0:
         return int(torch.argmax(logits))
-    filtered = top_k_top_p(logits / params.temperature, params.top_k, params.top_p)
-    return int(torch.multinomial(torch.softmax(filtered, -1), 1, generator=generator))
+    index, probs = candidates(logits / params.temperature, params.top_k, params.top_p)
+    return int(index[torch.multinomial(probs, 1, generator=generator)])
 
 
 def kid_decode(model: Any, tokenizer: Any, prompt_ids: Sequence[int], params: KidParams,

@@ -56,49 +56,73 @@ class LogitsPolicy:
         m, v = torch.zeros_like(z), torch.zeros_like(z)
         beta1, beta2, eps = 0.9, 0.999, 1e-8
         log_star = log_pi
+        d = 0.0
         for t in range(1, self.steps + 1):
-            p_star = log_star.exp()
             # importance weight pi*/pi of eq. 3, fixed for this step (off-policy correction)
             weight = (log_star[idx] - log_pi[idx]).exp()
-            # gradient of the loss -(gain - beta KL), gain = sum(w log pi*[idx]) / |idx|
-            grad = (self.beta + float(weight.sum()) / len(idx)) * p_star - self.beta * pi
+            # gradient of the loss -(gain - beta KL), gain = sum(w log pi*[idx]) / |idx|: (beta + mean w) p* - beta pi
+            # (in place, on a fresh p*: each pass over a 262k vocabulary costs about 0.1 ms)
+            grad = log_star.exp().mul_(self.beta + float(weight.sum()) / len(idx)).sub_(pi, alpha=self.beta)
             grad[idx] -= weight / len(idx)
             m.lerp_(grad, 1 - beta1)
             v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-            denom = (v.sqrt() / (1 - beta2 ** t) ** 0.5).add_(eps)
+            denom = v.sqrt().div_((1 - beta2 ** t) ** 0.5).add_(eps)
             z.addcdiv_(m, denom, value=-self.lr / (1 - beta1 ** t))
             # adaptive beta: keep the divergence near sigma
             log_star = torch.log_softmax(z, -1)
-            d = float(torch.sum(pi * (log_pi - log_star)))
+            d = float(torch.dot(pi, log_pi - log_star))
             if d >= 2 * self.sigma:
                 self.beta *= 2
             elif d <= self.sigma / 2:
                 self.beta /= 2
+        if d <= self.kl_bound - 1e-5:   # clearly within bound (float32 rounding is ~1e-6): no trust region needed
+            self.last_kl = d
+            return z
         return self._trust_region(base, z, pi, log_pi)
 
     def _trust_region(self, base: torch.Tensor, moved: torch.Tensor, pi: torch.Tensor,
                       log_pi: torch.Tensor) -> torch.Tensor:
-        """The largest step from `base` toward `moved` (a fraction found by bisection) whose KL is within bound.
-        Along the line base + t d, KL(pi || pi*) = sum pi log pi - sum pi base - t sum pi d + sum pi logsumexp(base +
-        t d), so each trial costs one logsumexp over the vocabulary."""
+        """The largest step from `base` toward `moved` whose KL is within bound: base + t d, d = moved - base.
+
+        Along that line f(t) = KL(pi || pi*) = sum pi log pi - sum pi base - t sum pi d + sum pi logsumexp(base + t d)
+        is convex, with f(0) = 0 and f'(t) = -sum pi d + sum pi * E_softmax(base + t d)[d]. Where f(1) passes the
+        bound it crosses it once in (0, 1): Newton's steps from t = 1 come down to the crossing from above (a convex
+        function lies above its tangents) and the chord from 0 to the last of them crosses the bound below it (and
+        lies above the function), so that point is within bound and within about 1e-6 of the crossing, in 4-6
+        steps instead of the 20 trials of a bisection (each a pass or two over a 49k-262k vocabulary)."""
         step = moved - base
-        const = float(torch.sum(pi.double() * (log_pi - base).double()))   # double: the terms nearly cancel
-        slope = float(torch.sum(pi.double() * step.double()))
-        mass = float(torch.sum(pi.double()))   # 1, but for rounding (1e-4 over 262k float32 terms): as kl() sums
+        # in double (the terms nearly cancel), as dot products: a double torch.sum of a product takes 2 ms on 262k
+        pi64 = pi.double()
+        const = float(torch.dot(pi64, (log_pi - base).double()))
+        slope = float(torch.dot(pi64, step.double()))
+        mass = float(pi64.sum())   # 1, but for rounding (1e-4 over 262k float32 terms): as kl() sums
 
-        def divergence(t: float) -> float:
-            return const - t * slope + mass * float(torch.logsumexp(base + t * step, -1))
+        def divergence(t: float, gradient: bool = False) -> tuple[float, float]:
+            x = base + t * step
+            lse = torch.logsumexp(x, -1)
+            value = const - t * slope + mass * float(lse)
+            if not gradient:
+                return value, 0.0
+            return value, -slope + mass * float(torch.dot(torch.exp(x - lse), step))
 
-        full = divergence(1.0)
+        full, _ = divergence(1.0)
         if full <= self.kl_bound:
             self.last_kl = full
             return moved
-        low, high = 0.0, 1.0
-        for _ in range(20):
-            mid = (low + high) / 2
-            low, high = (mid, high) if divergence(mid) <= self.kl_bound else (low, mid)
-        self.last_kl = divergence(low)
-        return base + low * step
+        at_zero, _ = divergence(0.0)
+        high, above = 1.0, full
+        for _ in range(30):
+            above, rise = divergence(high, gradient=True)
+            if above - self.kl_bound <= 1e-9 or rise <= 0:
+                break
+            nearer = high - (above - self.kl_bound) / rise
+            if not 0 < nearer < high or high - nearer < 1e-9:
+                break
+            high = nearer
+        t = high * (self.kl_bound - at_zero) / (above - at_zero) if above > self.kl_bound else high
+        t = min(max(t, 0.0), high)
+        self.last_kl = divergence(t)[0]
+        return base + t * step
 
 
 @dataclass(frozen=True)
