@@ -1,7 +1,9 @@
 """The default generation path for the embedded models, OpenVINO (`FABULA_LOCAL_RUNTIME=auto` or `openvino`): the
 PagedAttention model of `openvino_export` with its key/value cache in block tensors this module holds, 8-bit
-weights, bfloat16 arithmetic where the CPU has it. It reads prompts over three times as fast as transformers on the
-2-core AMD EPYC, where llama.cpp reads them about as fast (bench/README.md); llama.cpp generates faster. Under `auto`,
+weights, bfloat16 or float32 arithmetic (whichever the runtime probe found faster on this CPU). It reads prompts
+over three times as fast as transformers on the 2-core AMD EPYC, where llama.cpp reads them about as fast and
+generates faster (on an Intel Xeon, where transformers runs 1.5-2x as fast: 2.5-2.6x transformers, and faster than
+llama.cpp at both; bench/README.md). Under `auto`,
 a model whose export or compilation fails here is served by llama.cpp for the rest of the process, with one log line.
 
 The loop is this module's own: one inference for the part of the prompt not already cached, then one per new token,
@@ -125,10 +127,12 @@ def available() -> bool:
     return True
 
 
-def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any], *, keep_prefix: bool) -> OVModel:
+def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any], *, keep_prefix: bool,
+         precision: str | None = None) -> OVModel:
     """The compiled model for `name`, loaded at most once per process; `xml` and `tokenizer` are asked for only
     then.
-    `keep_prefix`: whether prompts may keep a shared prefix cached (the probe's `prefix_exact` verdict)."""
+    `keep_prefix`: whether prompts may keep a shared prefix cached (the probe's `prefix_exact` verdict).
+    `precision`: the arithmetic, "bf16" or "f32" (the probe's `faster_precision` verdict); None: `default_precision`."""
     if name in _models:
         return _models[name]
     with _lock:
@@ -137,20 +141,55 @@ def load(name: str, xml: Callable[[], Path], tokenizer: Callable[[], Any], *, ke
         import openvino as ov
         start = time.perf_counter()
         core = ov.Core()
-        precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
-        from core.llm.openvino_export import set_paged_heads
-        graph = core.read_model(str(xml()))  # after the CPU plugin is loaded (above): it defines PagedAttention
-        set_paged_heads(graph)
-        compiled = core.compile_model(graph, "CPU", {
-            "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(cpu_threads()),
-            "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": group(name),
-            "KV_CACHE_PRECISION": precision})  # not the plugin's default 8 bits: one rounding fewer, same speed here
+        precision = precision or default_precision(core)
+        compiled = _compile(core, name, xml(), precision)
         model = wrap(name, compiled, end_ids(tokenizer()), round(time.perf_counter() - start, 3), precision)
         model.keep_prefix = keep_prefix
         log.info("OpenVINO: %s compiled in %.2f s (%s, %d threads, %s)", name, model.seconds, precision,
                  cpu_threads(), "shared prompt prefixes kept" if keep_prefix else "every prompt read afresh")
         _models[name] = model
         return model
+
+
+def default_precision(core: Any) -> str:
+    """bfloat16 where the CPU has bfloat16 instructions, else float32 (where no probe chose)."""
+    return "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
+
+
+def _compile(core: Any, name: str, xml: Path, precision: str) -> Any:
+    from core.llm.openvino_export import set_paged_heads
+    core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")  # loads the CPU plugin, which defines PagedAttention:
+    graph = core.read_model(str(xml))                       # the export cannot be read before
+    set_paged_heads(graph)
+    return core.compile_model(graph, "CPU", {
+        "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": str(cpu_threads()),
+        "INFERENCE_PRECISION_HINT": precision, "DYNAMIC_QUANTIZATION_GROUP_SIZE": group(name),
+        "KV_CACHE_PRECISION": precision})  # not the plugin's default 8 bits: one rounding fewer, same speed here
+
+
+def faster_precision(name: str, xml: Path, ids: Sequence[int], rounds: int = 3) -> tuple[str, dict[str, float]]:
+    """Which arithmetic serves `name` faster on this CPU, bfloat16 or float32, and the seconds each took: the
+    model compiled both ways, each reading `ids` as a prompt and generating 16 tokens greedily, alternately, best
+    of `rounds`. The weights are 8-bit either way (their products run on 8-bit activations); the precision is that
+    of the rest. On the 2-core AMD EPYC bfloat16 was chosen from a float32 export's prompts (1,146 against 612
+    tokens/s); on an Intel Xeon without AMX the 8-bit export read prompts 1.15-1.24x as fast in float32. Where the
+    CPU has no bfloat16 instructions, float32 without a trial."""
+    import numpy as np
+    import openvino as ov
+    core = ov.Core()
+    if default_precision(core) == "f32":
+        return "f32", {}
+    models = {p: wrap(name, _compile(core, name, xml, p), frozenset(), 0.0, p) for p in ("bf16", "f32")}
+    best = {p: float("inf") for p in models}
+    for _ in range(rounds):
+        for p, model in models.items():
+            forget(model)
+            started = time.perf_counter()
+            logits = evaluate(model, list(ids))
+            for _ in range(16):
+                logits = evaluate(model, [int(np.argmax(logits))])
+            best[p] = min(best[p], time.perf_counter() - started)
+    return min(best, key=lambda p: best[p]), {p: round(s, 4) for p, s in best.items()}
 
 
 def wrap(name: str, compiled: Any, eog_ids: frozenset[int], seconds: float, precision: str) -> OVModel:

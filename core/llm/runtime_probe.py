@@ -37,7 +37,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-PROBE_VERSION = 1
+PROBE_VERSION = 2  # 2: OpenVINO's probe also chooses the arithmetic (bf16 or f32)
 TIMEOUT_S = 600.0  # a first OpenVINO probe may export the model (about a minute per model on 2 cores)
 # What the child runs for each runtime: "module:function", called with (model, cache_dir) and returning a dict of
 # findings. Tests put a stand-in here (one that kills itself, say); the target is part of the verdict's key.
@@ -65,6 +65,7 @@ class Verdict:
     cpu: str = ""
     version: str = ""
     seconds: float = 0.0
+    precision: str = ""  # OpenVINO: the arithmetic that served the model faster here, "bf16" or "f32"
 
     def note(self) -> str:
         """One sentence for a log line or the Settings page."""
@@ -76,7 +77,9 @@ class Verdict:
             return (f"{self.runtime} {self.version} reads every prompt of {self.model} afresh{where}: a prompt read "
                     "onto a kept prefix did not give the very logits of a fresh read, so no prefix is kept and the "
                     "same question always gets the same answer")
-        return f"{self.runtime} {self.version} passed its test run for {self.model}{where}"
+        arithmetic = {"bf16": " (bfloat16 arithmetic, the faster here)",
+                      "f32": " (float32 arithmetic, the faster here)"}.get(self.precision, "")
+        return f"{self.runtime} {self.version} passed its test run for {self.model}{where}{arithmetic}"
 
 
 @functools.cache
@@ -211,8 +214,9 @@ def probe(runtime: str, model: str, cache_dir: Path, timeout: float = TIMEOUT_S)
         tail = next((line.strip() for line in reversed(done.stderr.splitlines()) if line.strip()), "no message")
         return Verdict(runtime, model, False, f"failed (exit status {done.returncode}: {tail[:300]})", None, cpu,
                        version, seconds)
-    exact = findings.get("prefix_exact")
-    return Verdict(runtime, model, True, "", exact if isinstance(exact, bool) else None, cpu, version, seconds)
+    exact, precision = findings.get("prefix_exact"), findings.get("precision")
+    return Verdict(runtime, model, True, "", exact if isinstance(exact, bool) else None, cpu, version, seconds,
+                   precision if precision in ("bf16", "f32") else "")
 
 
 def _signal_words(number: int) -> str:
@@ -256,13 +260,16 @@ def probe_llamacpp(model: str, cache_dir: Path) -> dict[str, Any]:
 
 
 def probe_openvino(model: str, cache_dir: Path) -> dict[str, Any]:
-    """Compile the export as the app does, generate, and measure whether kept prefixes are exact here."""
+    """Choose the faster arithmetic here (`openvino_rt.faster_precision`), compile the export with it as the app
+    does, generate, and measure whether kept prefixes are exact here."""
     from core.llm import openvino_export, openvino_rt
     tokenizer, ids = _prompt_ids(model, cache_dir)
     xml = openvino_export.model_xml(model, cache_dir)
-    fast = openvino_rt.load(model, lambda: xml, lambda: tokenizer, keep_prefix=False)
+    precision, timings = openvino_rt.faster_precision(model, xml, ids)
+    fast = openvino_rt.load(model, lambda: xml, lambda: tokenizer, keep_prefix=False, precision=precision)
     new = _generate(fast, ids, tokenizer)
-    return {"tokens": len(new), "prompt": len(ids), "prefix_exact": openvino_rt.prefix_exact(fast, ids)}
+    return {"tokens": len(new), "prompt": len(ids), "prefix_exact": openvino_rt.prefix_exact(fast, ids),
+            "precision": precision, "precision_seconds": timings}
 
 
 def main(argv: list[str]) -> int:

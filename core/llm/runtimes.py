@@ -91,7 +91,8 @@ def fast_model(name: str, cache_dir: Path, context_window: int, tokenizer: Calla
             found = runtime_probe.verdict("openvino", name, cache_dir)
             if not found.ok:
                 raise LLMError(f"local: {found.note()}", provider="local")
-            return openvino_rt.load(name, lambda: xml, tokenizer, keep_prefix=found.prefix_exact is not False)
+            return openvino_rt.load(name, lambda: xml, tokenizer, keep_prefix=found.prefix_exact is not False,
+                                    precision=found.precision or None)
         except Exception as exc:
             if setting() == "openvino":
                 raise

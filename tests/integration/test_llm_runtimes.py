@@ -81,19 +81,23 @@ def fast_greedy(llm: LocalLLM, ids: list[int], n: int, runtime: str) -> list[int
 def assert_greedy_agrees(llm: LocalLLM, runtime: str) -> None:
     """The documented tolerance: the fast path's greedy tokens agree with the transformers path's until a place
     where the transformers model itself is undecided (top two logits within UNDECIDED_LOGITS)."""
-    identical = 0
+    agreed = 0
     for prompt in PROMPTS:
         ids = llm.encode(prompt)
         slow, steps = transformers_greedy(llm, ids, 16)
         fast = fast_greedy(llm, ids, 16, runtime)
         if fast == slow[:len(fast)]:
-            identical += 1
+            agreed += len(fast)
             continue
         at = next(i for i, (a, b) in enumerate(zip(fast, slow)) if a != b)
+        agreed += at
         logits = steps[at]
         gap = float(logits[slow[at]] - logits[fast[at]])  # type: ignore[index]
         assert 0 < gap < UNDECIDED_LOGITS, (prompt, llm.decode(slow), llm.decode(fast), at, gap)
-    assert identical >= 1  # most prompts give the same greedy text; a divergence is the exception
+    # and the undecided places do not come early: a third of the 48 tokens at least agree before them. (Which
+    # prompts come out identical is chance: 16 tokens after 12 openings, bench/llm.py's check, gave 1 to 5 identical
+    # texts with 8-bit weights in bfloat16 or float32 arithmetic; the tokens before the first difference, 5.2-8.2.)
+    assert agreed >= 16, agreed
 
 
 def test_generation_runs_on_llama_cpp_by_default(llm: LocalLLM, runtime: pytest.MonkeyPatch) -> None:

@@ -240,6 +240,27 @@ def test_kept_prefixes_follow_the_probe_and_greedy_text_holds_either_way(
         assert fast.prompt == []  # the measurement leaves the cache empty
 
 
+def test_the_probe_chooses_the_arithmetic_and_the_app_compiles_with_it(
+        openvino_path: pytest.MonkeyPatch, cache: Path, tmp_path: Path) -> None:
+    """The probe's precision verdict (a stand-in's float32 here) is what the app compiles with, and the Settings
+    note says it; the real measurement on this CPU names one of the two and the time each took."""
+    openvino_path.setenv("FABULA_PROBE_DIR", str(tmp_path))
+    openvino_path.setattr(runtime_probe, "_verdicts", {})
+    openvino_path.setattr(openvino_rt, "_models", {})
+    openvino_path.setitem(runtime_probe.PROBES, "openvino", "tests.support.stand_in_runtime:float32")
+    llm = LocalLLM("smollm2", cache_dir=cache)
+    fast = llm._fast()
+    assert isinstance(fast, openvino_rt.OVModel) and fast.precision == "f32"
+    assert "float32 arithmetic" in runtime_probe.known("openvino", "smollm2").note()
+    assert llm.generate_text("The old man opened the door and", max_tokens=4, temperature=0).text.strip()
+    tokenizer = llm.tokenizer
+    ids = list(tokenizer(runtime_probe.PROBE_TEXT)["input_ids"])[:200]
+    chosen, seconds = openvino_rt.faster_precision("smollm2", openvino_export.model_xml("smollm2", cache), ids,
+                                                   rounds=1)
+    assert chosen in ("bf16", "f32")
+    assert not seconds or (set(seconds) == {"bf16", "f32"} and seconds[chosen] == min(seconds.values()))
+
+
 @pytest.mark.parametrize("setting", ["auto", "openvino"])
 def test_an_openvino_probe_that_segfaults_falls_back_or_fails_clearly(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path, tmp_path: Path,
