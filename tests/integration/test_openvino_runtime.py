@@ -41,6 +41,15 @@ def exact_here(name: str, cache: Path) -> bool:
     return runtime_probe.verdict("openvino", name, cache).prefix_exact is not False
 
 
+def stand_in_probe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, behaviour: str) -> None:
+    """OpenVINO's probe replaced by a stand-in (tests/support/stand_in_runtime.py), its verdicts kept in a folder of
+    the test's own, nothing known or loaded yet in this process."""
+    monkeypatch.setenv("FABULA_PROBE_DIR", str(tmp_path))
+    monkeypatch.setattr(runtime_probe, "_verdicts", {})
+    monkeypatch.setattr(openvino_rt, "_models", {})
+    monkeypatch.setitem(runtime_probe.PROBES, "openvino", f"tests.support.stand_in_runtime:{behaviour}")
+
+
 @pytest.fixture(params=["smollm2", "gemma3-270m"])
 def llm(request: pytest.FixtureRequest, cache: Path, openvino_path: pytest.MonkeyPatch) -> LocalLLM:
     return LocalLLM(request.param, cache_dir=cache)
@@ -220,10 +229,7 @@ def test_kept_prefixes_follow_the_probe_and_greedy_text_holds_either_way(
     """Where the probe finds kept prefixes inexact (a stand-in says so here; an Intel CPU with AMX did), OpenVINO
     still serves but reads every prompt afresh; the probe's own measurement agrees with this CPU's real verdict."""
     real = exact_here("smollm2", cache)
-    openvino_path.setenv("FABULA_PROBE_DIR", str(tmp_path))
-    openvino_path.setattr(runtime_probe, "_verdicts", {})
-    openvino_path.setattr(openvino_rt, "_models", {})
-    openvino_path.setitem(runtime_probe.PROBES, "openvino", "tests.support.stand_in_runtime:inexact")
+    stand_in_probe(openvino_path, tmp_path, "inexact")
     llm = LocalLLM("smollm2", cache_dir=cache)
     fast = llm._fast()
     assert isinstance(fast, openvino_rt.OVModel) and not fast.keep_prefix and llm.runtime == "openvino"
@@ -242,19 +248,16 @@ def test_kept_prefixes_follow_the_probe_and_greedy_text_holds_either_way(
 
 def test_the_probe_chooses_the_arithmetic_and_the_app_compiles_with_it(
         openvino_path: pytest.MonkeyPatch, cache: Path, tmp_path: Path) -> None:
-    """The probe's precision verdict (a stand-in's float32 here) is what the app compiles with, and the Settings
-    note says it; the real measurement on this CPU names one of the two and the time each took."""
-    openvino_path.setenv("FABULA_PROBE_DIR", str(tmp_path))
-    openvino_path.setattr(runtime_probe, "_verdicts", {})
-    openvino_path.setattr(openvino_rt, "_models", {})
-    openvino_path.setitem(runtime_probe.PROBES, "openvino", "tests.support.stand_in_runtime:float32")
+    """The probe's precision verdict (a stand-in's float32 here) is what the app compiles with, and the probe's
+    note (`cli.py llm prepare` prints it) says it; the real measurement on this CPU names one of the two and the time
+    each took."""
+    stand_in_probe(openvino_path, tmp_path, "float32")
     llm = LocalLLM("smollm2", cache_dir=cache)
     fast = llm._fast()
     assert isinstance(fast, openvino_rt.OVModel) and fast.precision == "f32"
     assert "float32 arithmetic" in runtime_probe.known("openvino", "smollm2").note()
     assert llm.generate_text("The old man opened the door and", max_tokens=4, temperature=0).text.strip()
-    tokenizer = llm.tokenizer
-    ids = list(tokenizer(runtime_probe.PROBE_TEXT)["input_ids"])[:200]
+    ids = list(llm.tokenizer(runtime_probe.PROBE_TEXT)["input_ids"])[:200]
     chosen, seconds = openvino_rt.faster_precision("smollm2", openvino_export.model_xml("smollm2", cache), ids,
                                                    rounds=1)
     assert chosen in ("bf16", "f32")
@@ -266,11 +269,8 @@ def test_an_openvino_probe_that_segfaults_falls_back_or_fails_clearly(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, cache: Path, tmp_path: Path,
         setting: str) -> None:
     from core.llm.errors import LLMError
-    monkeypatch.setenv("FABULA_PROBE_DIR", str(tmp_path))
-    monkeypatch.setattr(runtime_probe, "_verdicts", {})
-    monkeypatch.setattr(openvino_rt, "_models", {})
+    stand_in_probe(monkeypatch, tmp_path, "segfault")
     monkeypatch.setattr(openvino_rt, "_failed", set())
-    monkeypatch.setitem(runtime_probe.PROBES, "openvino", "tests.support.stand_in_runtime:segfault")
     monkeypatch.setitem(runtime_probe.PROBES, "llama.cpp", "tests.support.stand_in_runtime:passes")
     monkeypatch.setenv(runtimes.RUNTIME_ENV, setting)
     llm = LocalLLM("smollm2", cache_dir=cache)
