@@ -2,7 +2,7 @@
 
 - Eye and hair colour compare by class (blue and grey eyes are both light; "dark" and "black" hair are one); hair
   may go grey or white with the years.
-- Height: tall against short. Nationality: one against another.
+- Height: tall against short. Nationality: one against another (a "French-Canadian" is either).
 - Profession: a new one is a contradiction unless the sentence says it changed ("became", "retired", "former") or the
   book gives the person several (each stated more than once).
 - Age grows with the years the story lets pass between the two sentences ("two years passed", "a year later";
@@ -49,6 +49,8 @@ def _conflicts(key: str, prior: State, new: State, times: Sequence[State]) -> bo
         return False          # hair greys with the years
     if key == "profession" and "change" in new.cues:
         return False
+    if key == "nationality":
+        return not set(a.split("-")) & set(b.split("-"))    # a French-Canadian is French and Canadian
     return True
 
 

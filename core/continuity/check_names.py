@@ -7,8 +7,16 @@ Established: a full name ("Elizabeth Bennet", "Mr. Darcy") the work uses at leas
 - it keeps the surname of an established person who alone has it and changes the given name to another given name,
   not a familiar form ("Daniel Gray" for Dorian Gray; "Lizzy Bennet" is Elizabeth's);
 - it is an honorific and a surname one or two letters from an established surname that nobody else has ("Mr.
-  Darcey" for Mr. Darcy): a misspelling.
-A nickname or title the book itself uses often enough is established, so it is never a drift.
+  Darcey" for Mr. Darcy), or one word used once, one letter from a one-word name the book uses often ("Filbey" for
+  Filby): a misspelling.
+A nickname or title the book itself uses often enough is established, so it is never a drift; a given name the book
+pairs with SHARED_GIVEN or more surnames besides the established one (the new one included) is many people's
+("Johann David Goll", "Johann Christian Bock"...).
+
+A given name is one of core.kg.given_names' or the first word of a character's established full name in this book
+that the book also uses alone ("Irene" of "Irene Adler": the list is short, the book is the evidence). The earlier
+sentence a drift contradicts is the first that uses the established name, in dialogue too ("Jo March, you are
+perverse"); a drift itself is looked for in the narration only (a speaker may misname someone on purpose).
 """
 from __future__ import annotations
 
@@ -18,10 +26,12 @@ from collections.abc import Sequence
 
 from core.continuity.model import Entities, Flag, State, make_flag
 from core.kg.given_names import is_given_name, same_given_name
-from core.kg.names import parse_name, surname
+from core.kg.names import ADDRESS_WORDS, LEADING_NOISE, parse_name, surname
 
 ESTABLISHED = 3
 RARE = 2
+BARE_ESTABLISHED = 10   # a one-word name used this often is the spelling a one-letter variant drifts from
+SHARED_GIVEN = 3     # a given name with this many surnames besides the established one is many people's
 ROMAN = re.compile(r"^[IVXLC]+\.?$", re.IGNORECASE)
 
 
@@ -35,50 +45,88 @@ def _edits(a: str, b: str) -> int:
     return row[-1]
 
 
-def _given(name: str) -> str | None:
+def _given(name: str, book_given: frozenset[str] = frozenset()) -> str | None:
     core = parse_name(name).core
-    return core[0] if len(core) >= 2 and is_given_name(core[0]) else None
+    return core[0] if len(core) >= 2 and (is_given_name(core[0]) or core[0] in book_given) else None
+
+
+def _book_given(established: list[str], entities: Entities, counts: dict[str, int]) -> frozenset[str]:
+    """The first words of the characters' established full names that the book also uses alone as a name ("Irene
+    Adler" and "Irene" -> "Irene"; not "Little" of "Little John")."""
+    out = set()
+    for n in established:
+        core = parse_name(n).core
+        if len(core) >= 2 and core[0][:1].isupper() and core[0].isalpha() and counts.get(core[0], 0) >= 1 \
+                and core[0].lower() not in ADDRESS_WORDS | LEADING_NOISE \
+                and entities.type.get(entities.of_name(n)) == "character":
+            out.add(core[0])
+    return frozenset(out)
 
 
 def check(states: Sequence[State], entities: Entities, counts: dict[str, int], draft: int | None) -> list[Flag]:
-    names = sorted((s for s in states if s.kind == "name" and "quote" not in s.cues), key=lambda s: s.at)
-    first: dict[str, State] = {}
+    names = sorted((s for s in states if s.kind == "name"), key=lambda s: s.at)
+    first: dict[str, State] = {}          # where the book first uses each name (dialogue included)
+    narrated: dict[str, State] = {}       # where the narration first uses it: a drift is looked for there
     for s in names:
         first.setdefault(s.value, s)
+        if "quote" not in s.cues:
+            narrated.setdefault(s.value, s)
     established = [n for n in first if counts.get(n, 0) >= ESTABLISHED]
+    book_given = _book_given(established, entities, counts)
     by_given: dict[str, set[str]] = defaultdict(set)       # given name -> entities with an established full name
     by_surname: dict[str, set[str]] = defaultdict(set)     # surname -> entities
     for n in established:
-        if (g := _given(n)) is not None:
-            by_given[g.lower()].add(entities.of_name(n))
+        if (g := _given(n, book_given)) is not None and parse_name(n).honorific != "Mrs.":   # "Mrs. John Brooke"
+            by_given[g.lower()].add(entities.of_name(n))                                  # is John Brooke's wife
         if (sn := surname(n)) is not None and len(parse_name(n).core) >= 1:
             by_surname[sn].add(entities.of_name(n))
     flags: list[Flag] = []
-    for name, s in first.items():
+    surnames_of: dict[str, set[str]] = defaultdict(set)    # given name -> every surname the book gives it
+    for n in first:
+        if (g := _given(n, book_given)) is not None and (sn := surname(n)) is not None:
+            surnames_of[g].add(sn)
+    for name, s in narrated.items():
         if counts.get(name, 1) > RARE or name in established:
             continue
-        found = _drift(name, s, established, first, by_given, by_surname, entities)
+        found = _drift(name, s, established, first, by_given, by_surname, book_given, surnames_of)
         if found is not None:
             prior, confidence, why = found
             label = entities.label[entities.of_name(prior.value)]
+            flags.append(make_flag("name", label, s, prior, confidence * s.confidence, why))
+    # one-word names: the name states hold full names only, so a one-word name's first narrated use is any state's
+    bare: dict[str, State] = {}        # narrated: where a slip is looked for
+    spoken: dict[str, State] = {}      # dialogue too: where the established spelling was first used
+    for s in sorted(states, key=lambda s: s.at):
+        if s.name and " " not in s.name and s.kind != "time":
+            spoken.setdefault(s.name, s)
+            if "quote" not in s.cues:
+                bare.setdefault(s.name, s)
+    often = {n: s for n, s in spoken.items() if counts.get(n, 0) >= BARE_ESTABLISHED}
+    for name, s in bare.items():
+        if (found := _misspelt(name, s, counts, often, by_surname)) is not None:
+            prior, confidence, why = found
+            label = entities.label[entities.of_name(prior.name)]
             flags.append(make_flag("name", label, s, prior, confidence * s.confidence, why))
     return flags
 
 
 def _drift(name: str, s: State, established: list[str], first: dict[str, State], by_given: dict[str, set[str]],
-           by_surname: dict[str, set[str]], entities: Entities) -> tuple[State, float, str] | None:
+           by_surname: dict[str, set[str]], book_given: frozenset[str],
+           surnames_of: dict[str, set[str]]) -> tuple[State, float, str] | None:
     parts = parse_name(name)
     sn = surname(name)
     if sn is None or len(sn) < 3:
         return None
-    given = _given(name)
+    given = _given(name, book_given)
     words = set(s.sentence.replace(",", " ").split())
-    for other in established:
+    # the people who have the very given name first ("Bob Crutchley" is Bob Cratchit, not Robin Crusoe, though Bob
+    # and Robin are both Robert's)
+    for other in sorted(established, key=lambda o: _given(o, book_given) != given):
         prior = first[other]
         if prior.at >= s.at:
             continue
         oparts, osn = parse_name(other), surname(other)
-        ogiven = _given(other)
+        ogiven = _given(other, book_given)
         if (ogiven and ogiven in words and ogiven != given) or (osn and osn in words and osn != sn):
             continue   # "Fred and Frank Vaughn": the sentence names both, so they are two people
         if osn and (sn.rstrip(".") == osn.rstrip(".") or ROMAN.match(sn) or ROMAN.match(osn)):
@@ -91,10 +139,31 @@ def _drift(name: str, s: State, established: list[str], first: dict[str, State],
                 return prior, 0.6, f"{other} is called {name}"
             continue
         if given and ogiven and same_given_name(given, ogiven) and len(by_given[ogiven.lower()]) == 1 \
-                and sn not in by_surname and not parts.honorific:
+                and sn not in by_surname and not parts.honorific and len(surnames_of[given] - {osn}) < SHARED_GIVEN:
             return prior, 0.7, f"{other} is called {name}"
         if (parts.honorific and len(parts.core) == 1 and oparts.honorific == parts.honorific
                 and len(oparts.core) == 1 and sn not in by_surname and len(by_surname[osn]) == 1
                 and sn[0] == osn[0] and len(osn) >= 4 and _edits(sn.lower(), osn.lower()) <= 2):
+            return prior, 0.5, f"{other} is spelt {name}"
+    return None
+
+
+def _letters(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalpha())
+
+
+def _misspelt(name: str, s: State, counts: dict[str, int], often: dict[str, State],
+              by_surname: dict[str, set[str]]) -> tuple[State, float, str] | None:
+    """A one-word name used once, one letter from a one-word name the book uses at least BARE_ESTABLISHED times
+    ("Filbey" for Filby); not a given name of the list, not someone's surname, not a spelling the book varies
+    ("Sol-leks" and "Solleks" have the same letters)."""
+    parts = parse_name(name)
+    if parts.honorific or len(parts.core) != 1 or counts.get(name, 1) > 1 or len(name) < 5 \
+            or is_given_name(name) or name in by_surname:
+        return None
+    for other, prior in often.items():
+        if prior.at >= s.at or other[0] != name[0] or _letters(other) == _letters(name):
+            continue
+        if _edits(name.lower(), other.lower()) == 1 and not (name.startswith(other) or other.startswith(name)):
             return prior, 0.5, f"{other} is spelt {name}"
     return None

@@ -29,12 +29,18 @@ REVIVED = frozenset({"alive"})
 
 
 def death_of(facts: Sequence[State], draft: int | None = None) -> tuple[State | None, list[State]]:
-    """The death the story holds to (the first one the narration states plainly, not taken back by "X was alive",
-    and not followed by the character acting again and again), and the acts after it that contradict it."""
+    """The death the story holds to (the first one the narration states plainly, or tells through a pronoun before
+    stating it plainly; not taken back by "X was alive", and not followed by the character acting again and again),
+    and the acts after it that contradict it."""
     deaths = [s for s in facts if s.kind == "dead" and not s.cues & NOT_A_DEATH
               and ("quote" not in s.cues or s.key == "late")]
     if not deaths:
         return None, []
+    # a death the narration tells through a pronoun ("He died in the snow") is a weak reading alone; one the book
+    # states plainly later as well is the same death, told first where it happened
+    told = [s for s in facts if s.kind == "dead" and s.cues & (NOT_A_DEATH | {"quote"}) == {"pronoun"}
+            and s.at < min(d.at for d in deaths)]
+    deaths += told
     death = min(deaths, key=lambda s: s.at)
     if any(s.kind == "alive" and s.at > death.at and not s.cues & (NOT_A_DEATH | {"quote"}) for s in facts):
         return None, []     # "X was alive after all": only believed dead

@@ -138,11 +138,16 @@ def _marriage(emit: Emit, d: ParsedDoc, sent: Span, verb: Token) -> None:
 
 
 def _colour(emit: Emit, d: ParsedDoc, sent: Span, noun: Token) -> None:
-    """Eye or hair colour: "her blue eyes", "X had blue eyes", "X's hair was red"."""
+    """Eye or hair colour: "her blue eyes", "X had blue eyes", "X's hair was red", "X with blue eyes"."""
     table = W.EYE_COLOURS if noun.lower_ in W.EYE_WORDS else W.HAIR_COLOURS
     owner = _named(d, _child(noun, "poss"))
     if owner is None and noun.dep_ == "dobj" and noun.head.lower_ in ("had", "has", "have"):
         owner = _named(d, _subject(noun.head))
+    if owner is None and noun.dep_ == "pobj" and noun.head.lower_ == "with":   # "a White Rabbit with pink eyes",
+        bearer = noun.head.head                                                 # "Jo, a tall girl with grey eyes"
+        owner = _named(d, bearer)
+        if owner is None and bearer.lower_ in W.PERSON_NOUNS and (held := _holder(d, bearer)) is not None:
+            owner = held[1]
     if owner is None:
         return
     colours = [c.lower_ for c in noun.children if c.dep_ == "amod" and c.lower_ in table]
@@ -151,14 +156,18 @@ def _colour(emit: Emit, d: ParsedDoc, sent: Span, noun: Token) -> None:
     classes = {table[c] for c in colours}
     if len(classes) == 1:
         key = "eyes" if table is W.EYE_COLOURS else "hair"
-        emit(d, sent, owner[0], "attr", key, colours[-1], _quoted(d, noun) + verb_cues(noun.head), owner[1])
+        cues = _quoted(d, noun) + verb_cues(noun.head)
+        if noun.dep_ != "nsubj" or noun.head.lower_ not in BE:   # "X's brown eyes had lost none of their quickness"
+            cues = [c for c in cues if c != "perfect"]         # describes the eyes whatever the clause's tense
+        emit(d, sent, owner[0], "attr", key, colours[-1], cues, owner[1])
 
 
 def _description(emit: Emit, d: ParsedDoc, sent: Span, noun: Token, words: frozenset[str]) -> None:
     """"X, the doctor", "X was a Frenchman", "X, a tall man", "X, a French girl"."""
     holder = _holder(d, noun)
-    if holder is None or noun.dep_ == "compound" or not noun.is_lower or holder[1][0].startswith("the "):
-        return   # "Judge Miller" is a name with a title; "the clerk" a description, not a named person
+    if holder is None or noun.dep_ == "compound" or holder[1][0].startswith("the ") or not (
+            noun.is_lower or noun.is_title and noun.lower_ in W.NATIONALITIES):
+        return   # "Judge Miller" is a name with a title; "the clerk" a description, not a named person ("a Scotchman")
     verb, (name, explicit) = holder
     cues = _quoted(d, noun) + (verb_cues(verb) if verb is not noun else [])
     if verb.lower_ in ("become", "became", "becomes") or any(c.lower_ in W.CHANGE_WORDS for c in noun.children):
@@ -167,7 +176,10 @@ def _description(emit: Emit, d: ParsedDoc, sent: Span, noun: Token, words: froze
     if low in W.PROFESSIONS:
         emit(d, sent, name, "attr", "profession", low, cues, explicit)
     if low in W.NATIONALITIES:
-        emit(d, sent, name, "attr", "nationality", W.NATIONALITIES[low], cues, explicit)
+        value = W.NATIONALITIES[low]
+        if noun.i >= 2 and noun.doc[noun.i - 1].text == "-" and noun.doc[noun.i - 2].lower_ in W.NATIONALITIES:
+            value = f"{W.NATIONALITIES[noun.doc[noun.i - 2].lower_]}-{value}"     # "a French-Canadian"
+        emit(d, sent, name, "attr", "nationality", value, cues, explicit)
     for c in noun.children:
         if c.dep_ == "amod" and c.lower_ in W.HEIGHTS and low in W.PERSON_NOUNS:
             emit(d, sent, name, "attr", "height", W.HEIGHTS[c.lower_], cues, explicit)

@@ -52,7 +52,7 @@ def test_flags_are_listed_by_chapter_with_both_sentences_and_can_be_marked_inten
     assert not at.exception, at.exception
     assert _store().intended_keys(work_id) == {flag.key}
     assert not any("Spitz ran beside Buck" in m.value for m in at.markdown)
-    assert any("No contradictions found" in s.value for s in at.success)
+    assert any("No contradictions found" in s.value and "no proof" in s.value for s in at.info)
     at.toggle(key="continuity_show_intended").set_value(True).run()
     assert any("intended" in m.value for m in at.markdown)
     at.button(key="continuity_mark_0").click().run()   # "Not intended after all"
