@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/continuity.py                        # dev plants, every clean book, speed on P&P
     .venv/bin/python bench/continuity.py --split held           # the held-back plants (look once, at the end)
+    .venv/bin/python bench/continuity.py --split held2          # held-back sets written blind (2026-11-27): held2,
+    .venv/bin/python bench/continuity.py --split held3          # then held3, each looked at once
     .venv/bin/python bench/continuity.py --books the_call_of_the_wild_pg215 --no-speed
     .venv/bin/python bench/continuity.py --keep /tmp/continuity-dbs   # keep (and reuse) each book's SQLite file
 
@@ -58,6 +60,7 @@ def open_book(cache: Path, name: str, path: Path) -> tuple[SqlStore, int, float 
     work = works[0] if works else library.import_book(store, path.name, path.read_bytes())
     status = kg_service.graph_status(store, work.id)
     if status.up_to_date and not continuity_service.stale_chapters(store, work.id):
+        continuity_service.check_work(store, work.id)    # the stored states, checked by today's checks
         return store, work.id, None
     t0 = time.perf_counter()
     kg_service.build_graph(store, work.id)
@@ -207,7 +210,7 @@ def speed(path: Path) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=("dev", "held", "all"), default="dev")
+    ap.add_argument("--split", choices=("dev", "held", "held2", "held3", "held4", "all"), default="dev")
     ap.add_argument("--books", nargs="*", help="book file stems (default: all 21)")
     ap.add_argument("--keep", type=Path, help="folder for the books' SQLite files (reused when up to date)")
     ap.add_argument("--no-speed", action="store_true")
@@ -272,7 +275,7 @@ def main() -> None:
         print("\nSpeed (Pride and Prejudice, same run):")
         print(table([result["speed"]]))
     result["machine_at_end"] = {"load_avg": os.getloadavg()[0], **{k: info[k] for k in ("cpu", "cores")}}
-    path = write_results("continuity" if args.split != "held" else "continuity_held", result)
+    path = write_results("continuity" if args.split in ("dev", "all") else f"continuity_{args.split}", result)
     print(f"\nwrote {path}")
 
 
