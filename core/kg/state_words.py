@@ -24,7 +24,7 @@ strangled poison poisoned behead beheaded hang hanged assassinate assassinated b
 # "X was found dead", "X lay dead", "X fell dead", "X is no more"
 DEAD_WORDS = forms("dead lifeless deceased")
 # "the death of X", "X's death", "X's funeral": X is dead by now (a reference back to a death).
-DEATH_NOUNS = forms("death murder funeral burial grave corpse")
+DEATH_NOUNS = forms("death murder suicide funeral burial grave corpse")
 # A character vanishing in a passage about a death ("the circle closed as Spitz disappeared from view"): a weak
 # (inferred) death. The passage must speak of death or killing.
 VANISH_VERBS = forms("disappeared vanished sank")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["KINDS", "STATES_VERSION", "StateFact", "chapter_states"]
 
 KINDS = ("act", "dead", "alive", "tie", "attr", "born", "home", "move", "name", "time")
-STATES_VERSION = "states-6"   # stored with each chapter's extraction: chapters read by another version are re-read
+STATES_VERSION = "states-7"   # stored with each chapter's extraction: chapters read by another version are re-read
 ACT_DEPS = frozenset({"nsubj"})
 PRESENT_BE = W.forms("was were is are")
 PRESENT_PREPS = W.forms("at beside near by with")

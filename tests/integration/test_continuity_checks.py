@@ -79,6 +79,12 @@ def test_the_dead_remembered_dreamed_or_a_ghost_are_no_contradiction(flags_of, l
     assert kinds(flags_of(SPITZ_DIES, later)) == []
 
 
+def test_a_suicide_is_a_death(flags_of):
+    first = "Alan Campbell sat at the piano. Lord Henry spoke of Alan Campbell's suicide in his laboratory."
+    assert kinds(flags_of(first, "Alan Campbell walked into the room and bowed to Dorian.")) == [
+        ("dead", "Alan Campbell", 2)]
+
+
 def test_the_late_mr_x_is_a_death_and_no_act(flags_of):
     first = "The late Mr. Bennet left the house to his cousin. Elizabeth read the will in the library."
     assert kinds(flags_of(first, "Elizabeth walked to the village.")) == []
