@@ -7,14 +7,15 @@ Established: a full name ("Elizabeth Bennet", "Mr. Darcy") the work uses at leas
 - it keeps the surname of an established person who alone has it and changes the given name to another given name,
   not a familiar form ("Daniel Gray" for Dorian Gray; "Lizzy Bennet" is Elizabeth's);
 - it is an honorific and a surname one or two letters from an established surname that nobody else has ("Mr.
-  Darcey" for Mr. Darcy), or one word used once, one letter from a one-word name the book uses often ("Filbey" for
-  Filby): a misspelling.
+  Darcey" for Mr. Darcy; three when the first four letters are kept: "Mr. Bingham" for Mr. Bingley), or one word
+  used once, one letter from a one-word name the book uses often ("Filbey" for Filby): a misspelling.
 A nickname or title the book itself uses often enough is established, so it is never a drift; a given name the book
 pairs with SHARED_GIVEN or more surnames besides the established one (the new one included) is many people's
 ("Johann David Goll", "Johann Christian Bock"...).
 
 A given name is one of core.kg.given_names' or the first word of a character's established full name in this book
-that the book also uses alone ("Irene" of "Irene Adler": the list is short, the book is the evidence). The earlier
+whose first word or surname the book also uses alone ("Irene" of "Irene Adler", "Hans" of "Hans Van Ripper": the
+list is short, the book is the evidence). The earlier
 sentence a drift contradicts is the first that uses the established name, in dialogue too ("Jo March, you are
 perverse"); a drift itself is looked for in the narration only (a speaker may misname someone on purpose).
 """
@@ -26,12 +27,17 @@ from collections.abc import Sequence
 
 from core.continuity.model import Entities, Flag, State, make_flag
 from core.kg.given_names import is_given_name, same_given_name
-from core.kg.names import ADDRESS_WORDS, LEADING_NOISE, parse_name, surname
+from core.kg.names import ADDRESS_WORDS, HONORIFICS, LEADING_NOISE, parse_name, surname
 
 ESTABLISHED = 3
 RARE = 2
 BARE_ESTABLISHED = 10   # a one-word name used this often is the spelling a one-letter variant drifts from
 SHARED_GIVEN = 3     # a given name with this many surnames besides the established one is many people's
+# "Little John", "Black Jack", "Cousin Cæsar", "Granny Smith": an epithet or a kinship word, no given name
+EPITHETS = frozenset({"little", "big", "great", "fat", "tall", "black", "white", "red", "brown", "dark", "fair",
+                      "long", "lame", "blind", "mad", "bold", "cousin", "granny", "grandma", "grandpa", "grandfather",
+                      "grandmother", "nurse", "parson", "squire", "deacon", "elder", "widow", "sir", "dame"})
+TITLES = frozenset(HONORIFICS.values())
 ROMAN = re.compile(r"^[IVXLC]+\.?$", re.IGNORECASE)
 
 
@@ -51,14 +57,18 @@ def _given(name: str, book_given: frozenset[str] = frozenset()) -> str | None:
 
 
 def _book_given(established: list[str], entities: Entities, counts: dict[str, int]) -> frozenset[str]:
-    """The first words of the characters' established full names that the book also uses alone as a name ("Irene
-    Adler" and "Irene" -> "Irene"; not "Little" of "Little John")."""
+    """The first words of the characters' established full names whose first word or surname the book also uses
+    alone ("Irene Adler" and "Irene" -> "Irene"; "Hans Van Ripper" and "Van Ripper" -> "Hans"; not the epithet of
+    "Little John")."""
     out = set()
     for n in established:
-        core = parse_name(n).core
-        if len(core) >= 2 and core[0][:1].isupper() and core[0].isalpha() and counts.get(core[0], 0) >= 1 \
-                and core[0].lower() not in ADDRESS_WORDS | LEADING_NOISE \
-                and entities.type.get(entities.of_name(n)) == "character":
+        core, sn = parse_name(n).core, surname(n)
+        if len(core) < 2 or not (core[0][:1].isupper() and core[0].isalpha()) \
+                or core[0].lower() in ADDRESS_WORDS | LEADING_NOISE | EPITHETS \
+                or entities.type.get(entities.of_name(n)) != "character":
+            continue
+        if counts.get(core[0], 0) >= 1 or (sn is not None and (counts.get(sn, 0) >= 1 or any(
+                counts.get(f"{h} {sn}", 0) >= 1 for h in TITLES))):
             out.add(core[0])
     return frozenset(out)
 
@@ -143,9 +153,16 @@ def _drift(name: str, s: State, established: list[str], first: dict[str, State],
             return prior, 0.7, f"{other} is called {name}"
         if (parts.honorific and len(parts.core) == 1 and oparts.honorific == parts.honorific
                 and len(oparts.core) == 1 and sn not in by_surname and len(by_surname[osn]) == 1
-                and sn[0] == osn[0] and len(osn) >= 4 and _edits(sn.lower(), osn.lower()) <= 2):
+                and sn[0] == osn[0] and len(osn) >= 4 and _similar(sn.lower(), osn.lower())):
             return prior, 0.5, f"{other} is spelt {name}"
     return None
+
+
+def _similar(a: str, b: str) -> bool:
+    """One or two letters apart ("Darcey", "Darcy"), or three with the first four letters kept ("Bingham" for
+    Bingley, "Waldheim" for Waldman: the half of a name a writer remembers)."""
+    edits = _edits(a, b)
+    return edits <= 2 or (edits == 3 and min(len(a), len(b)) >= 6 and a[:4] == b[:4])
 
 
 def _letters(name: str) -> str:

@@ -272,6 +272,22 @@ def test_a_drift_is_told_against_the_person_with_the_very_given_name(flags_of):
     assert [(f.entity, f.name) for f in flags] == [("Bob Cratchit", "Bob Crutchley")]
 
 
+def test_a_given_name_known_by_its_surname_used_alone_and_a_surname_half_remembered(flags_of):
+    """"Hans" is in no list; the book's "Van Ripper" alone makes "Hans Van Ripper" a given name and a surname.
+    "Mr. Bingham" keeps the first four letters of Mr. Bingley's name: a slip; "Mr. Binns" is someone else."""
+    context = ("Hans Van Ripper lent the horse. Hans Van Ripper was a choleric old Dutchman. Everyone feared Hans "
+               "Van Ripper. Van Ripper grumbled.")
+    flags = flags_of(context, "Old Hans Van Rippen shook his head over it all.", characters=("Hans Van Ripper",),
+                     counts={"Hans Van Ripper": 3, "Van Ripper": 1, "Hans Van Rippen": 1})
+    assert kinds(flags) == [("name", "Hans Van Ripper", 2)]
+    context = "Mr. Bingley danced every dance. Mr. Bingley laughed. Jane liked Mr. Bingley."
+    counts = {"Mr. Bingley": 3, "Mr. Bingham": 1, "Mr. Binns": 1}
+    assert kinds(flags_of(context, "Mr. Bingham had never looked so entirely at his ease.", counts=counts,
+                          characters=("Mr. Bingley",))) == [("name", "Mr. Bingley", 2)]
+    assert kinds(flags_of(context, "Mr. Binns had never looked so entirely at his ease.", counts=counts,
+                          characters=("Mr. Bingley",))) == []
+
+
 def test_a_name_established_in_dialogue_is_established(flags_of):
     """The book may give the full name only in someone's words; the narration's drift from it is still a slip."""
     context = ('"Jo March, you are perverse!" cried Amy. "Jo March, come here," said Meg. '
