@@ -85,8 +85,8 @@ st.markdown(f"**{status.flags} flag(s)**" + (f": {summary}" if summary else "") 
             (f" · {status.intended} marked intended" if status.intended else ""))
 if not views:
     st.info("No contradictions found" + (" in this chapter" if chapter_choice else "") + ". That is no proof of "
-            "consistency: the checker reads only facts stated in the plain patterns it knows, and on contradictions "
-            "written by people who had not seen it, it found about 1 in 20 (bench/README.md, Continuity).")
+            "consistency: the checker reads only facts stated in the plain patterns it knows. Of 60 contradictions "
+            "planted in classic novels by people who had not seen it, it found 3.")
 read_only = is_read_only(store, work_id)
 current = None
 for n, view in enumerate(views):
