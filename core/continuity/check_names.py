@@ -25,6 +25,8 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
+from rapidfuzz.distance import Levenshtein
+
 from core.continuity.model import Entities, Flag, State, make_flag
 from core.kg.given_names import is_given_name, same_given_name
 from core.kg.names import ADDRESS_WORDS, HONORIFICS, LEADING_NOISE, parse_name, surname
@@ -37,18 +39,9 @@ SHARED_GIVEN = 3     # a given name with this many surnames besides the establis
 EPITHETS = frozenset({"little", "big", "great", "fat", "tall", "black", "white", "red", "brown", "dark", "fair",
                       "long", "lame", "blind", "mad", "bold", "cousin", "granny", "grandma", "grandpa", "grandfather",
                       "grandmother", "nurse", "parson", "squire", "deacon", "elder", "widow", "sir", "dame"})
+NOT_GIVEN = ADDRESS_WORDS | LEADING_NOISE | EPITHETS
 TITLES = frozenset(HONORIFICS.values())
 ROMAN = re.compile(r"^[IVXLC]+\.?$", re.IGNORECASE)
-
-
-def _edits(a: str, b: str) -> int:
-    """Levenshtein distance (short names only)."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, start=1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
 
 
 def _given(name: str, book_given: frozenset[str] = frozenset()) -> str | None:
@@ -64,7 +57,7 @@ def _book_given(established: list[str], entities: Entities, counts: dict[str, in
     for n in established:
         core, sn = parse_name(n).core, surname(n)
         if len(core) < 2 or not (core[0][:1].isupper() and core[0].isalpha()) \
-                or core[0].lower() in ADDRESS_WORDS | LEADING_NOISE | EPITHETS \
+                or core[0].lower() in NOT_GIVEN \
                 or entities.type.get(entities.of_name(n)) != "character":
             continue
         if counts.get(core[0], 0) >= 1 or (sn is not None and (counts.get(sn, 0) >= 1 or any(
@@ -74,69 +67,66 @@ def _book_given(established: list[str], entities: Entities, counts: dict[str, in
 
 
 def check(states: Sequence[State], entities: Entities, counts: dict[str, int], draft: int | None) -> list[Flag]:
-    names = sorted((s for s in states if s.kind == "name"), key=lambda s: s.at)
-    first: dict[str, State] = {}          # where the book first uses each name (dialogue included)
+    ordered = sorted(states, key=lambda s: s.at)
+    first: dict[str, State] = {}          # where the book first uses each full name (dialogue included)
     narrated: dict[str, State] = {}       # where the narration first uses it: a drift is looked for there
-    for s in names:
-        first.setdefault(s.value, s)
-        if "quote" not in s.cues:
-            narrated.setdefault(s.value, s)
+    for s in ordered:
+        if s.kind == "name":
+            first.setdefault(s.value, s)
+            if "quote" not in s.cues:
+                narrated.setdefault(s.value, s)
     established = [n for n in first if counts.get(n, 0) >= ESTABLISHED]
     book_given = _book_given(established, entities, counts)
+    given_of = {n: _given(n, book_given) for n in first}
     by_given: dict[str, set[str]] = defaultdict(set)       # given name -> entities with an established full name
     by_surname: dict[str, set[str]] = defaultdict(set)     # surname -> entities
     for n in established:
-        if (g := _given(n, book_given)) is not None and parse_name(n).honorific != "Mrs.":   # "Mrs. John Brooke"
-            by_given[g.lower()].add(entities.of_name(n))                                  # is John Brooke's wife
-        if (sn := surname(n)) is not None and len(parse_name(n).core) >= 1:
+        if (g := given_of[n]) is not None and parse_name(n).honorific != "Mrs.":   # "Mrs. John Brooke" is
+            by_given[g.lower()].add(entities.of_name(n))                        # John Brooke's wife
+        if (sn := surname(n)) is not None:
             by_surname[sn].add(entities.of_name(n))
-    flags: list[Flag] = []
     surnames_of: dict[str, set[str]] = defaultdict(set)    # given name -> every surname the book gives it
-    for n in first:
-        if (g := _given(n, book_given)) is not None and (sn := surname(n)) is not None:
+    for n, g in given_of.items():
+        if g is not None and (sn := surname(n)) is not None:
             surnames_of[g].add(sn)
-    for name, s in narrated.items():
-        if counts.get(name, 1) > RARE or name in established:
-            continue
-        found = _drift(name, s, established, first, by_given, by_surname, book_given, surnames_of)
-        if found is not None:
-            prior, confidence, why = found
-            label = entities.label[entities.of_name(prior.value)]
-            flags.append(make_flag("name", label, s, prior, confidence * s.confidence, why))
+    found = [(s, _drift(name, s, established, first, given_of, by_given, by_surname, surnames_of))
+             for name, s in narrated.items() if counts.get(name, 1) <= RARE and name not in established]
     # one-word names: the name states hold full names only, so a one-word name's first narrated use is any state's
     bare: dict[str, State] = {}        # narrated: where a slip is looked for
     spoken: dict[str, State] = {}      # dialogue too: where the established spelling was first used
-    for s in sorted(states, key=lambda s: s.at):
+    for s in ordered:
         if s.name and " " not in s.name and s.kind != "time":
             spoken.setdefault(s.name, s)
             if "quote" not in s.cues:
                 bare.setdefault(s.name, s)
     often = {n: s for n, s in spoken.items() if counts.get(n, 0) >= BARE_ESTABLISHED}
-    for name, s in bare.items():
-        if (found := _misspelt(name, s, counts, often, by_surname)) is not None:
-            prior, confidence, why = found
+    found += [(s, _misspelt(name, s, counts, often, by_surname)) for name, s in bare.items()]
+    flags = []
+    for s, drift in found:
+        if drift is not None:
+            prior, confidence, why = drift
             label = entities.label[entities.of_name(prior.name)]
             flags.append(make_flag("name", label, s, prior, confidence * s.confidence, why))
     return flags
 
 
-def _drift(name: str, s: State, established: list[str], first: dict[str, State], by_given: dict[str, set[str]],
-           by_surname: dict[str, set[str]], book_given: frozenset[str],
+def _drift(name: str, s: State, established: list[str], first: dict[str, State], given_of: dict[str, str | None],
+           by_given: dict[str, set[str]], by_surname: dict[str, set[str]],
            surnames_of: dict[str, set[str]]) -> tuple[State, float, str] | None:
     parts = parse_name(name)
     sn = surname(name)
     if sn is None or len(sn) < 3:
         return None
-    given = _given(name, book_given)
+    given = given_of[name]
     words = set(s.sentence.replace(",", " ").split())
     # the people who have the very given name first ("Bob Crutchley" is Bob Cratchit, not Robin Crusoe, though Bob
     # and Robin are both Robert's)
-    for other in sorted(established, key=lambda o: _given(o, book_given) != given):
+    for other in sorted(established, key=lambda o: given_of[o] != given):
         prior = first[other]
         if prior.at >= s.at:
             continue
         oparts, osn = parse_name(other), surname(other)
-        ogiven = _given(other, book_given)
+        ogiven = given_of[other]
         if (ogiven and ogiven in words and ogiven != given) or (osn and osn in words and osn != sn):
             continue   # "Fred and Frank Vaughn": the sentence names both, so they are two people
         if osn and (sn.rstrip(".") == osn.rstrip(".") or ROMAN.match(sn) or ROMAN.match(osn)):
@@ -161,7 +151,7 @@ def _drift(name: str, s: State, established: list[str], first: dict[str, State],
 def _similar(a: str, b: str) -> bool:
     """One or two letters apart ("Darcey", "Darcy"), or three with the first four letters kept ("Bingham" for
     Bingley, "Waldheim" for Waldman: the half of a name a writer remembers)."""
-    edits = _edits(a, b)
+    edits = Levenshtein.distance(a, b)
     return edits <= 2 or (edits == 3 and min(len(a), len(b)) >= 6 and a[:4] == b[:4])
 
 
@@ -181,6 +171,7 @@ def _misspelt(name: str, s: State, counts: dict[str, int], often: dict[str, Stat
     for other, prior in often.items():
         if prior.at >= s.at or other[0] != name[0] or _letters(other) == _letters(name):
             continue
-        if _edits(name.lower(), other.lower()) == 1 and not (name.startswith(other) or other.startswith(name)):
+        if Levenshtein.distance(name.lower(), other.lower()) == 1 \
+                and not (name.startswith(other) or other.startswith(name)):
             return prior, 0.5, f"{other} is spelt {name}"
     return None

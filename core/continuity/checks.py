@@ -38,10 +38,10 @@ def death_of(facts: Sequence[State], draft: int | None = None) -> tuple[State | 
         return None, []
     # a death the narration tells through a pronoun ("He died in the snow") is a weak reading alone; one the book
     # states plainly later as well is the same death, told first where it happened
+    plain = min(deaths, key=lambda s: s.at)
     told = [s for s in facts if s.kind == "dead" and s.cues & (NOT_A_DEATH | {"quote"}) == {"pronoun"}
-            and s.at < min(d.at for d in deaths)]
-    deaths += told
-    death = min(deaths, key=lambda s: s.at)
+            and s.at < plain.at]
+    death = min(told, key=lambda s: s.at, default=plain)
     if any(s.kind == "alive" and s.at > death.at and not s.cues & (NOT_A_DEATH | {"quote"}) for s in facts):
         return None, []     # "X was alive after all": only believed dead
     acts = [s for s in facts if s.kind == "act" and s.at > death.at and not s.cues & NOT_PRESENT
