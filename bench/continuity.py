@@ -210,7 +210,8 @@ def speed(path: Path) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=("dev", "held", "held2", "held3", "held4", "all"), default="dev")
+    all_plants = json.loads(PLANTS.read_text())["plants"]
+    ap.add_argument("--split", choices=(*sorted({p["split"] for p in all_plants}), "all"), default="dev")
     ap.add_argument("--books", nargs="*", help="book file stems (default: all 21)")
     ap.add_argument("--keep", type=Path, help="folder for the books' SQLite files (reused when up to date)")
     ap.add_argument("--no-speed", action="store_true")
@@ -218,7 +219,7 @@ def main() -> None:
     args = ap.parse_args()
     files = book_files()
     names = args.books or list(files)
-    plants = [p for p in json.loads(PLANTS.read_text())["plants"] if args.split == "all" or p["split"] == args.split]
+    plants = [p for p in all_plants if args.split == "all" or p["split"] == args.split]
     cache = args.keep or Path(tempfile.mkdtemp(prefix="continuity-bench-"))
     cache.mkdir(parents=True, exist_ok=True)
     info = machine()
