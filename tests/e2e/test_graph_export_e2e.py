@@ -22,8 +22,19 @@ def _pick(page, label: str, option: str) -> None:  # noqa: ANN001
 
 
 def _download(page) -> tuple[str, str]:  # noqa: ANN001 - (file name, first characters)
-    with page.expect_download() as done:
-        page.locator('[data-testid="stDownloadButton"] button').last.click()
+    """Click the download button until a download starts: a click that lands while the page reruns hits a button
+    about to be replaced and starts nothing (a CI run waited 60 s for such a click once)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    wait_idle(page)
+    for attempt in range(3):
+        try:
+            with page.expect_download(timeout=20_000) as done:
+                page.locator('[data-testid="stDownloadButton"] button').last.click()
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            wait_idle(page)
     wait_idle(page)
     return done.value.suggested_filename, Path(done.value.path()).read_text()[:200]
 
