@@ -74,6 +74,7 @@ def read_editor(work_id: int, index: int) -> tuple[Slot[str], Slot[tuple[int, st
 CONT_OPEN_READER: Slot[bool] = Slot("continuity_open_reader", False)     # Continuity's "Open in reader"
 CONT_NOTE: Slot[str | None] = Slot("continuity_note", None)              # a one-shot message (marked, unmarked)
 CONT_DRAFT: Slot[tuple[str, Any] | None] = Slot("continuity_draft", None)  # (draft's hash, DraftCheck) on Write
+CONT_READING: Slot[tuple[str, Any] | None] = Slot("continuity_reading", None)  # (key, Reading) a model read
 
 ASKED: Slot[Asked | None] = Slot("ask_result", None)
 ASK_OPEN_READER: Slot[bool] = Slot("ask_open_reader", False)

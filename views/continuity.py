@@ -9,6 +9,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from core.continuity.model import FLAG_KINDS, KIND_TITLES
 from core.services import continuity_service
 from core.services.guarded_store import is_read_only
+from views._continuity_reading import reading_box
 from views._continuity_view import reader_anchor, sentence_box
 from views._shared import get_store, pick_work_with_chapters, plain, select_work
 from views._state import CONT_NOTE, CONT_OPEN_READER, READ_CHAPTER, READ_HIGHLIGHT
@@ -84,9 +85,8 @@ summary = ", ".join(f"{n} {KIND_TITLES[k].lower()}" for k, n in sorted(status.by
 st.markdown(f"**{status.flags} flag(s)**" + (f": {summary}" if summary else "") +
             (f" · {status.intended} marked intended" if status.intended else ""))
 if not views:
-    st.info("No contradictions found" + (" in this chapter" if chapter_choice else "") + ". That is no proof of "
-            "consistency: the checker reads only facts stated in the plain patterns it knows. Of 60 contradictions "
-            "planted in classic novels by people who had not seen it, it found 3.")
+    st.info("No contradictions found" + (" in this chapter" if chapter_choice else "") + ". "
+            + continuity_service.NO_FLAGS_CAVEAT)
 read_only = is_read_only(store, work_id)
 current = None
 for n, view in enumerate(views):
@@ -114,3 +114,5 @@ for n, view in enumerate(views):
             label = "Not intended after all" if view.intended else "Mark intended"
             st.button(label, key=f"continuity_mark_{n}", on_click=set_intended, args=(flag.key, not view.intended),
                       help="The story means it (a twist, a ghost, a nickname): hide it until the sentence changes")
+if chapter_choice is not None and not read_only:
+    reading_box(store, work_id, chapter_choice)

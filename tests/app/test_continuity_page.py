@@ -82,3 +82,30 @@ def test_the_reader_marks_a_flagged_sentence(app_db: str) -> None:
     assert not at.exception, at.exception
     marked = [m.value for m in at.markdown if "A dead character acts" in m.value]
     assert marked and "contradicts chapter 1" in marked[0] and "Spitz ran beside Buck" in marked[0]
+
+
+def test_a_chapter_is_read_by_the_configured_model_only_when_it_is_a_capable_one(app_db: str, monkeypatch) -> None:  # noqa: ANN001
+    import json
+
+    from tests.app.conftest import writer_provider
+    work_id, _ = _work_with_a_flag()
+    at = _continuity(work_id)          # the embedded default: no reading, a way to Settings
+    at.selectbox(key="continuity_chapter").set_value(2).run()
+    assert not at.exception, at.exception
+    assert any("cannot read a chapter" in i.value and "Settings" in i.value for i in at.info)
+    finding = {"kind": "dead", "entity": "Spitz", "sentence": TWO[18:], "earlier": ONE[:34], "earlier_chapter": 1,
+               "why": "Spitz died in chapter 1"}
+    invented = dict(finding, sentence="Spitz barked at the moon.")
+    with writer_provider(monkeypatch, lambda messages, options: json.dumps(
+            {"contradictions": [finding, invented]})) as built:
+        at = _continuity(work_id)
+        at.selectbox(key="continuity_chapter").set_value(2).run()
+        assert any("apptest:writer reads the chapter" in c.value for c in at.caption)
+        assert not built                                   # nothing sent before the click
+        at.button(key="continuity_read_llm").click().run()
+        assert not at.exception, at.exception
+        assert len(built) == 1 and "Spitz is dead (since chapter 1)" in built[0].calls[0].prompt
+        assert any("read by apptest:writer" in c.value for c in at.caption)
+        assert any(w.value.startswith("1 finding") and "left out" in w.value for w in at.warning)
+        shown = " ".join(m.value for m in at.markdown)
+        assert "Spitz barked at the moon" not in shown

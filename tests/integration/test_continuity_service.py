@@ -157,3 +157,40 @@ def test_cli_prints_one_json_object_a_line_and_exits_zero(tmp_path, monkeypatch)
     assert set(lines[0]["contradicts"]) == {"chapter", "sentence", "start", "end"}
     out = cli("continuity", "1", "--chapter", "3", "--json")
     assert out.returncode == 0 and out.stdout.strip() == ""
+    out = cli("continuity", "1", "--chapter", "3")    # the plain listing: an empty one says what it does not prove
+    assert out.returncode == 0 and out.stdout.startswith("No continuity flags.")
+    assert "no proof of consistency" in out.stdout and "found 3" in out.stdout
+
+
+def test_cli_has_a_chapter_read_by_a_capable_model_through_its_api(tmp_path) -> None:  # noqa: ANN001
+    """--read through the real OpenAI SDK to a local stub server: the cost first, then only the finding whose two
+    sentences are in the book; an embedded model is refused with a way to Settings."""
+    from tests.support.llm_server import LLMServer, Reply
+    book = tmp_path / "sled.txt"
+    book.write_text(BOOK.replace("Chapter 4\n\n", "Chapter 4\n\n" + PLANT + " "))
+    finding = {"kind": "dead", "entity": "Spitz", "sentence": PLANT, "earlier_chapter": 2,
+               "earlier": "Spitz died in the snow that night, and Buck stood over him, the victor."}
+    with LLMServer() as server:
+        server.default = Reply(json.dumps({"contradictions": [finding, dict(finding, earlier="Spitz was a cat.")]}))
+        env = {"FABULA_DB_URL": f"sqlite:///{tmp_path / 'cli.db'}", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+               "FABULA_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": "sk-test",
+               "OPENAI_BASE_URL": server.openai_url, "FABULA_OLLAMA_URL": "", "FABULA_LMSTUDIO_URL": ""}
+
+        def cli(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], capture_output=True, text=True,
+                                  env=env, cwd=ROOT, timeout=600)
+
+        assert cli("ingest", str(book)).returncode == 0
+        assert cli("kg", "build", "1").returncode == 0
+        refused = cli("continuity", "1", "--read", "4", "--llm", "local:smollm2")
+        assert refused.returncode != 0 and "Settings" in refused.stderr and not server.requests
+        estimate = cli("continuity", "1", "--read", "4", "--llm", "openai:gpt-4o-mini", "--estimate", "--json")
+        plan = json.loads(estimate.stdout)
+        assert plan["calls"] == 1 and plan["input_tokens"] > 100 and plan["usd"] > 0 and not server.requests
+        out = cli("continuity", "1", "--read", "4", "--llm", "openai:gpt-4o-mini", "--json")
+        assert out.returncode == 0, out.stderr
+        assert len(server.requests) == 1 and "Spitz" in json.dumps(server.requests[0].body)
+        rows = [json.loads(line) for line in out.stdout.splitlines()]
+        assert [(r["kind"], r["entity"], r["chapter"], r["contradicts"]["chapter"]) for r in rows] == \
+            [("dead", "Spitz", 4, 2)]
+        assert "reads chapter 4" in out.stderr and "left out" in out.stderr
