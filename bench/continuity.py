@@ -6,6 +6,9 @@
     .venv/bin/python bench/continuity.py --split held3          # then held3, each looked at once
     .venv/bin/python bench/continuity.py --books the_call_of_the_wild_pg215 --no-speed
     .venv/bin/python bench/continuity.py --keep /tmp/continuity-dbs   # keep (and reuse) each book's SQLite file
+    .venv/bin/python bench/continuity.py --split held4 --no-clean --no-speed --llm openai:gpt-4o-mini
+        # each planted chapter also read by a capable model (core.services.continuity_reading), its recall beside
+        # the rules' (needs the model's key; prints the price before it sends anything)
 
 Clean side: each of the 11 shared novels and the 10 GraphRAG-Bench dev books is imported and its offline graph built
 (states and checks included) into its own SQLite file; every flag on an untouched book is a false alarm, counted per
@@ -132,10 +135,11 @@ def _word_gap(text: str, a: int, b: int) -> int:
 
 
 def judge(store: SqlStore, work_id: int, plants: list[dict[str, Any]],
-          where: dict[str, tuple[int, int]]) -> tuple[list[dict[str, Any]], int]:
+          where: dict[str, tuple[int, int]], flags: list[Any] | None = None) -> tuple[list[dict[str, Any]], int]:
     """Per plant: found or not (and the flag); plus the flags near no plant (false alarms of the planted copy,
-    beyond those of the clean book: reported apart)."""
-    flags = [v.flag for v in continuity_service.list_flags(store, work_id)]
+    beyond those of the clean book: reported apart). `flags`: the stored (rule-based) flags unless given."""
+    if flags is None:
+        flags = [v.flag for v in continuity_service.list_flags(store, work_id)]
     used: set[int] = set()
     rows = []
     for plant in plants:
@@ -154,6 +158,36 @@ def judge(store: SqlStore, work_id: int, plants: list[dict[str, Any]],
                     break
         rows.append(row)
     return rows, len(flags) - len(used)
+
+
+def recall_table(plant_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    for r in plant_rows:
+        by_kind[r["kind"]].append(r["found"])
+    rows = [{"kind": k, "plants": len(v), "found": sum(v), "recall": round(sum(v) / len(v), 2)}
+            for k, v in sorted(by_kind.items())]
+    total = [r["found"] for r in plant_rows]
+    if total:
+        rows.append({"kind": "all", "plants": len(total), "found": sum(total),
+                     "recall": round(sum(total) / len(total), 2)})
+    return rows
+
+
+def read_planted(store: SqlStore, work_id: int, plants: list[dict[str, Any]], where: dict[str, tuple[int, int]],
+                 llm: str) -> dict[str, Any]:
+    """Each planted chapter read by `llm` (the price printed first), its findings judged as the rules' flags are."""
+    from core.services import continuity_reading
+    chapters = sorted({where[p["id"]][0] for p in plants if p["id"] in where})
+    plans = [continuity_reading.reading_plan(store, work_id, c, llm) for c in chapters]
+    print(f"  {llm} reads {len(chapters)} chapter(s): {sum(p.input_tokens for p in plans):,} tokens, "
+          f"{sum(p.usd or 0 for p in plans):.4f} USD", flush=True)
+    flags, notes = [], []
+    for c in chapters:
+        done = continuity_reading.read_chapter(store, work_id, c, llm)
+        flags.extend(done.flags)
+        notes.extend(f"chapter {c}: {n}" for n in done.notes)
+    rows, other = judge(store, work_id, plants, where, flags)
+    return {"rows": rows, "other": other, "notes": notes}
 
 
 # ---- speed ---------------------------------------------------------------------------------------------------------
@@ -216,6 +250,8 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, help="folder for the books' SQLite files (reused when up to date)")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-clean", action="store_true", help="skip the clean-book table (plants only)")
+    ap.add_argument("--llm", metavar="PROVIDER:MODEL", help="also have each planted chapter read by this (capable) "
+                    "model, core.services.continuity_reading, and report its recall beside the rules'")
     args = ap.parse_args()
     files = book_files()
     names = args.books or list(files)
@@ -224,6 +260,8 @@ def main() -> None:
     cache.mkdir(parents=True, exist_ok=True)
     info = machine()
     clean_rows, plant_rows, updates, extra = [], [], [], 0
+    llm_rows: list[dict[str, Any]] = []
+    llm_other, llm_notes = 0, []
     planted_books = sorted({p["book"] for p in plants} & set(names))
     for name in names if not args.no_clean else planted_books:
         store, work_id, built = open_book(cache, name, files[name])
@@ -237,6 +275,7 @@ def main() -> None:
             print(f"    [{v.flag.kind}] {v.flag.entity} ch{v.flag.chapter}: {v.flag.sentence[:120]}")
         if name in planted_books:
             copy = cache / f"{name}.planted.db"
+            store.engine.dispose()   # the last connection closed: SQLite folds its WAL into the file copied
             shutil.copy(cache / f"{name}.db", copy)
             pstore = SqlStore.from_url(f"sqlite:///{copy}")
             mine = [p for p in plants if p["book"] == name]
@@ -245,18 +284,15 @@ def main() -> None:
             rows, unexplained = judge(pstore, work_id, mine, where)
             plant_rows.extend(rows)
             extra += max(0, unexplained - len(flags))
+            if args.llm:
+                read = read_planted(pstore, work_id, mine, where, args.llm)
+                llm_rows.extend(read["rows"])
+                llm_other += read["other"]
+                llm_notes.extend(read["notes"])
             pstore.engine.dispose()
             copy.unlink()
         store.engine.dispose()
-    by_kind: dict[str, list[bool]] = defaultdict(list)
-    for r in plant_rows:
-        by_kind[r["kind"]].append(r["found"])
-    recall_rows = [{"kind": k, "plants": len(v), "found": sum(v), "recall": round(sum(v) / len(v), 2)}
-                   for k, v in sorted(by_kind.items())]
-    total = [r["found"] for r in plant_rows]
-    if total:
-        recall_rows.append({"kind": "all", "plants": len(total), "found": sum(total),
-                            "recall": round(sum(total) / len(total), 2)})
+    recall_rows = recall_table(plant_rows)
     words = sum(r["words"] for r in clean_rows)
     flags = sum(r["flags"] for r in clean_rows)
     clean_rows.append({"book": "all", "words": words, "flags": flags,
@@ -271,12 +307,19 @@ def main() -> None:
     result: dict[str, Any] = {"split": args.split, "recall": recall_rows, "plants": plant_rows, "clean": clean_rows,
                               "planted_copies_extra_flags": extra,
                               "edited_chapter_update_s": [round(s, 3) for s in updates]}
+    if args.llm:
+        result["llm"] = {"model": args.llm, "recall": recall_table(llm_rows), "plants": llm_rows,
+                         "findings_near_no_plant": llm_other, "notes": llm_notes}
+        print(f"\nThe same plants read by {args.llm} (a finding naming the entity within {HIT_WORDS} words; "
+              f"{llm_other} finding(s) near no plant):")
+        print(table(result["llm"]["recall"]))
     if not args.no_speed and SPEED_BOOK in files:
         result["speed"] = speed(files[SPEED_BOOK])
         print("\nSpeed (Pride and Prejudice, same run):")
         print(table([result["speed"]]))
     result["machine_at_end"] = {"load_avg": os.getloadavg()[0], **{k: info[k] for k in ("cpu", "cores")}}
-    path = write_results("continuity" if args.split in ("dev", "all") else f"continuity_{args.split}", result)
+    stem = "continuity" if args.split in ("dev", "all") else f"continuity_{args.split}"
+    path = write_results(stem + ("_llm" if args.llm else ""), result)
     print(f"\nwrote {path}")
 
 
