@@ -270,17 +270,30 @@ def _exclaimed(doc: Doc, m: Mention) -> bool:
     return starts and after == "!"
 
 
+def _in_capitals(doc: Doc, m: Mention) -> bool:
+    """Whether a mention is written in capitals inside a line of capitals: a heading ("CARE OF THE BRAIN AND
+    NERVES.", "REVIEW QUESTIONS.", "CHAPTER XIII. STRENGTH."), where every noun is capitalised and none is a name
+    by that alone. A neighbouring word of two or more capitals (one word further across a full stop) marks it."""
+    words = [t for t in doc[m.start:m.end] if t.is_alpha]
+    if not words or not all(t.text.isupper() for t in words):
+        return False
+    return any(0 <= k < len(doc) and doc[k].is_alpha and len(doc[k].text) > 1 and doc[k].text.isupper()
+               for k in (m.start - 1, m.start - 2, m.end, m.end + 1))
+
+
 def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[list[Mention]]:
     """`mentions` without the names that a chapter only ever exclaims (`_exclaimed`): an oath ("by Gar!") or a cry
     ("Sacredam!") is not a character, while "Buck!" stays, the chapter naming Buck elsewhere too. An oath after "by"
-    is dropped wherever it occurs ("by George!" swears; George elsewhere is still a name)."""
-    exclaimed: Counter[str] = Counter()
+    is dropped wherever it occurs ("by George!" swears; George elsewhere is still a name). Likewise a name the
+    chapter only writes in a heading's capitals (`_in_capitals`: "THE BLOOD AND THE BRAIN."), unless an honorific or
+    a signature marks it ("MR. DARCY", "LYDIA BENNET.")."""
+    not_a_name: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for doc, per_doc in zip(docs, mentions):
         for m in per_doc:
             total[m.name] += 1
-            exclaimed[m.name] += _exclaimed(doc, m)
-    only = {name for name, n in total.items() if exclaimed[name] == n}
+            not_a_name[m.name] += _exclaimed(doc, m) or (not m.evidence and _in_capitals(doc, m))
+    only = {name for name, n in total.items() if not_a_name[name] == n}
     out = []
     for doc, per_doc in zip(docs, mentions):
         kept = [m for m in per_doc if m.name not in only

@@ -65,6 +65,17 @@ def test_an_oath_or_a_lone_cry_is_no_name(extract) -> None:  # noqa: ANN001
     assert "George Washington" in {m.name for m in treaty.mentions}   # "by X," in narration is no oath
 
 
+def test_a_word_in_a_headings_capitals_is_no_name(extract) -> None:  # noqa: ANN001
+    ext = extract("CARE OF THE BRAIN AND NERVES.", "As one part of the brain rests, another works. The brain needs "
+                  "sleep.", "REVIEW QUESTIONS. What does the brain need? THE BLOOD AND THE BRAIN.")
+    names = {m.name for m in ext.mentions}
+    assert not {"Brain", "Review", "Nerves", "Blood"} & names, names
+    holmes = extract("THE RED-HEADED LEAGUE. HOLMES AND WATSON.", "Holmes looked at Watson and laughed.")
+    assert {"Holmes", "Watson"} <= {m.name for m in holmes.mentions}   # a heading's name the chapter also writes
+    letter = extract("Yours ever, he wrote. “I remain, my dear sir, MR. WILLIAM COLLINS.”")
+    assert any("Collins" in m.name for m in letter.mentions)   # an honorific marks a name in capitals
+
+
 def test_a_place_by_its_shape(extract) -> None:  # noqa: ANN001
     types = _types(extract("They reached the head of Lake Bennett. He dreamed of the Sunland, and Roland smiled at "
                            "him. Roland said nothing."))
