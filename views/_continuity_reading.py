@@ -2,18 +2,21 @@
 then the findings whose two sentences were found in the book, each beside the earlier sentence it contradicts."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from core.continuity.model import KIND_TITLES
-from core.services import continuity_reading
+from core.services import continuity_reading, continuity_service
 from core.store import Store
 from views._continuity_view import sentence_box
 from views._state import CONT_READING
 from views._text import plain
 
 
-def reading_box(store: Store, work_id: int, chapter: int) -> None:
-    """Below the rule-based flags of one chapter: have the configured extraction model read it."""
+def reading_box(store: Store, work_id: int, chapter: int, open_in_reader: Callable[[int, int, int], None]) -> None:
+    """Below the rule-based flags of one chapter: have the configured extraction model read it. `open_in_reader`:
+    the page's callback taking (chapter, start, end), as its own flags' buttons do."""
     name = continuity_reading.reader_name(store)
     with st.expander(f"Read chapter {chapter} with a language model", icon=":material/neurology:"):
         if not continuity_reading.can_read(store):
@@ -41,12 +44,18 @@ def reading_box(store: Store, work_id: int, chapter: int) -> None:
         if not done.flags and done.calls:
             st.success(f"{plain(done.llm)} found no contradiction in chapter {chapter} ({done.seconds:.0f} s). A "
                        "model can miss one: this is a second reader, not a proof.")
+        ruled = {v.flag.start for v in continuity_service.list_flags(store, work_id, chapter, include_intended=True)}
         for n, flag in enumerate(done.flags):
             with st.container(border=True, key=f"continuity_read_{n}"):
-                st.markdown(f"**{KIND_TITLES.get(flag.kind, flag.kind)}** · {plain(flag.entity)}")
+                st.markdown(f"**{KIND_TITLES.get(flag.kind, flag.kind)}** · {plain(flag.entity)}"
+                            + (" · *also flagged by the rules above*" if flag.start in ruled else ""))
                 st.caption(plain(flag.detail))
                 earlier, later = st.columns(2)
                 with earlier:
                     sentence_box(f"Earlier, chapter {flag.prior_chapter}", flag.prior_sentence)
+                    st.button("Open in reader", key=f"continuity_read_prior_{n}", icon=":material/menu_book:",
+                              on_click=open_in_reader, args=(flag.prior_chapter, flag.prior_start, flag.prior_end))
                 with later:
                     sentence_box(f"Here, chapter {flag.chapter}", flag.sentence)
+                    st.button("Open in reader", key=f"continuity_read_new_{n}", icon=":material/menu_book:",
+                              on_click=open_in_reader, args=(flag.chapter, flag.start, flag.end))

@@ -115,4 +115,4 @@ for n, view in enumerate(views):
             st.button(label, key=f"continuity_mark_{n}", on_click=set_intended, args=(flag.key, not view.intended),
                       help="The story means it (a twist, a ghost, a nickname): hide it until the sentence changes")
 if chapter_choice is not None and not read_only:
-    reading_box(store, work_id, chapter_choice)
+    reading_box(store, work_id, chapter_choice, open_in_reader)

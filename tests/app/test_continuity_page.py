@@ -84,7 +84,8 @@ def test_the_reader_marks_a_flagged_sentence(app_db: str) -> None:
     assert marked and "contradicts chapter 1" in marked[0] and "Spitz ran beside Buck" in marked[0]
 
 
-def test_a_chapter_is_read_by_the_configured_model_only_when_it_is_a_capable_one(app_db: str, monkeypatch) -> None:  # noqa: ANN001
+def test_a_chapter_is_read_by_a_configured_model_only_when_it_is_a_capable_one(app_db: str,
+                                                                              monkeypatch) -> None:  # noqa: ANN001
     import json
 
     from tests.app.conftest import writer_provider
@@ -106,6 +107,10 @@ def test_a_chapter_is_read_by_the_configured_model_only_when_it_is_a_capable_one
         assert not at.exception, at.exception
         assert len(built) == 1 and "Spitz is dead (since chapter 1)" in built[0].calls[0].prompt
         assert any("read by apptest:writer" in c.value for c in at.caption)
+        assert any("also flagged by the rules" in m.value for m in at.markdown)   # the stored flag of chapter 2
         assert any(w.value.startswith("1 finding") and "left out" in w.value for w in at.warning)
         shown = " ".join(m.value for m in at.markdown)
         assert "Spitz barked at the moon" not in shown
+        at.button(key="continuity_read_prior_0").click().run()   # into the reader at the earlier sentence
+        assert not at.exception, at.exception
+        assert at.session_state["read_chapter"] == 1
