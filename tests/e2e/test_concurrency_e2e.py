@@ -130,7 +130,7 @@ def _building(page) -> None:  # noqa: ANN001 - click Build (the panel is opened 
 def _built(page) -> str:  # noqa: ANN001 - the finished build's status label
     wait_idle(page, timeout=150_000)
     label = page.locator("[data-testid='stExpander'] summary").filter(has_text=" entities, ").first
-    label.wait_for()
+    label.wait_for(timeout=300_000)   # two builds and an import share 2 cores: 60 s was too short on a slow host
     return label.inner_text()
 
 

@@ -205,9 +205,10 @@ def test_an_early_end_goes_on_until_min_words(path: str, runtime: pytest.MonkeyP
     llm = LocalLLM("smollm2", cache_dir=cache)
     messages = [{"role": "user", "content": "Say yes."}]
     short = llm.complete(messages, max_tokens=300)
-    assert len(short.text.split()) < 60 and short.finish_reason == "stop"
-    longer = llm.complete(messages, max_tokens=300, min_words=90)
-    assert len(longer.text.split()) >= 90 and longer.output_tokens <= 300
+    words = len(short.text.split())   # the length depends on the CPU (60 words on an AMD EPYC)
+    assert words < 150 and short.finish_reason == "stop"
+    longer = llm.complete(messages, max_tokens=450, min_words=words + 40)
+    assert len(longer.text.split()) >= words + 40 and longer.output_tokens <= 450
     if path == "llama.cpp":  # the end token became a paragraph break; transformers never lets it be chosen
         assert longer.text.startswith(short.text) and "\n\n" in longer.text[len(short.text):len(short.text) + 3]
 
