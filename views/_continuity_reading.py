@@ -9,7 +9,7 @@ import streamlit as st
 from core.continuity.model import KIND_TITLES
 from core.services import continuity_reading, continuity_service
 from core.store import Store
-from views._continuity_view import sentence_box
+from views._continuity_view import both_sentences
 from views._state import CONT_READING
 from views._text import plain
 
@@ -50,12 +50,4 @@ def reading_box(store: Store, work_id: int, chapter: int, open_in_reader: Callab
                 st.markdown(f"**{KIND_TITLES.get(flag.kind, flag.kind)}** · {plain(flag.entity)}"
                             + (" · *also flagged by the rules above*" if flag.start in ruled else ""))
                 st.caption(plain(flag.detail))
-                earlier, later = st.columns(2)
-                with earlier:
-                    sentence_box(f"Earlier, chapter {flag.prior_chapter}", flag.prior_sentence)
-                    st.button("Open in reader", key=f"continuity_read_prior_{n}", icon=":material/menu_book:",
-                              on_click=open_in_reader, args=(flag.prior_chapter, flag.prior_start, flag.prior_end))
-                with later:
-                    sentence_box(f"Here, chapter {flag.chapter}", flag.sentence)
-                    st.button("Open in reader", key=f"continuity_read_new_{n}", icon=":material/menu_book:",
-                              on_click=open_in_reader, args=(flag.chapter, flag.start, flag.end))
+                both_sentences(flag, "continuity_read_", n, open_in_reader)

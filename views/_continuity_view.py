@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
@@ -53,6 +53,23 @@ def where(flag: Flag) -> str:
 def sentence_box(title: str, sentence: str) -> None:
     st.caption(title)
     st.markdown(f"> {plain(sentence)}")
+
+
+def both_sentences(flag: Flag, prefix: str, n: int, open_in_reader: Callable[[int, int, int], None]) -> None:
+    """The earlier and the new sentence side by side, each with "Open in reader" (keys `{prefix}prior_{n}` and
+    `{prefix}new_{n}`); a fact pinned in the story bible (chapter 0, issue 34) has no place in the reader."""
+    earlier, later = st.columns(2)
+    with earlier:
+        pinned = flag.prior_chapter == 0
+        sentence_box("Pinned in the story bible" if pinned else f"Earlier, chapter {flag.prior_chapter}",
+                     flag.prior_sentence)
+        if not pinned:
+            st.button("Open in reader", key=f"{prefix}prior_{n}", icon=":material/menu_book:",
+                      on_click=open_in_reader, args=(flag.prior_chapter, flag.prior_start, flag.prior_end))
+    with later:
+        sentence_box(f"Here, chapter {flag.chapter}", flag.sentence)
+        st.button("Open in reader", key=f"{prefix}new_{n}", icon=":material/menu_book:",
+                  on_click=open_in_reader, args=(flag.chapter, flag.start, flag.end))
 
 
 def draft_conflicts(store: Store, work_id: int, text: str, box: str = "write_continuity") -> None:

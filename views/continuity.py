@@ -10,7 +10,7 @@ from core.continuity.model import FLAG_KINDS, KIND_TITLES
 from core.services import continuity_service
 from core.services.guarded_store import is_read_only
 from views._continuity_reading import reading_box
-from views._continuity_view import reader_anchor, sentence_box
+from views._continuity_view import both_sentences, reader_anchor
 from views._shared import get_store, pick_work_with_chapters, plain, select_work
 from views._state import CONT_NOTE, CONT_OPEN_READER, READ_CHAPTER, READ_HIGHLIGHT
 
@@ -98,18 +98,7 @@ for n, view in enumerate(views):
         st.markdown(f"**{KIND_TITLES.get(flag.kind, flag.kind)}** · {plain(flag.entity)} · confidence "
                     f"{flag.confidence:.2f}" + (" · *intended*" if view.intended else ""))
         st.caption(plain(flag.detail))
-        earlier, later = st.columns(2)
-        with earlier:
-            pinned = flag.prior_chapter == 0   # a fact pinned in the story bible (issue 34): canon, in no chapter
-            sentence_box("Pinned in the story bible" if pinned else f"Earlier, chapter {flag.prior_chapter}",
-                         flag.prior_sentence)
-            if not pinned:
-                st.button("Open in reader", key=f"continuity_prior_{n}", icon=":material/menu_book:",
-                          on_click=open_in_reader, args=(flag.prior_chapter, flag.prior_start, flag.prior_end))
-        with later:
-            sentence_box(f"Here, chapter {flag.chapter}", flag.sentence)
-            st.button("Open in reader", key=f"continuity_new_{n}", icon=":material/menu_book:",
-                      on_click=open_in_reader, args=(flag.chapter, flag.start, flag.end))
+        both_sentences(flag, "continuity_", n, open_in_reader)
         if not read_only:
             label = "Not intended after all" if view.intended else "Mark intended"
             st.button(label, key=f"continuity_mark_{n}", on_click=set_intended, args=(flag.key, not view.intended),

@@ -22,6 +22,7 @@ from core.llm.base import LLM
 from core.llm.pricing import CostEstimate
 from core.llm.registry import is_embedded
 from core.services import llm_service
+from core.services.summary_service import approximate_tokens
 from core.store import Store
 
 ROLE = "extraction"
@@ -54,7 +55,8 @@ def can_read(store: Store, llm_name: str | None = None) -> bool:
     return not is_embedded(reader_name(store, llm_name))
 
 
-def _prompts(store: Store, work_id: int, chapter: int) -> list[str]:
+def _prompts(store: Store, work_id: int, chapter: int) -> tuple[list[str], dict[int, str]]:
+    """The chapter's prompts, and the work's chapter texts they were made from (index -> text)."""
     chapters = {c.index: store.get_chapter(work_id, c.index).text for c in store.list_chapters(work_id)}
     if chapter not in chapters:
         raise ValueError(f"No chapter {chapter} in this work.")
@@ -77,14 +79,14 @@ def _prompts(store: Store, work_id: int, chapter: int) -> list[str]:
     parts = reading.parts_of(text)
     return [reading.prompt(chapter, part, states, passages,
                            f" (part {i} of {len(parts)})" if len(parts) > 1 else "")
-            for i, part in enumerate(parts, start=1)]
+            for i, part in enumerate(parts, start=1)], chapters
 
 
 def reading_plan(store: Store, work_id: int, chapter: int, llm_name: str | None = None) -> CostEstimate:
     """What reading the chapter sends and may cost, before anything is sent (tokens estimated at 1.3 a word)."""
     name = reader_name(store, llm_name)
-    prompts = _prompts(store, work_id, chapter)
-    tokens = sum(int(len(p.split()) * 1.3) + 1 for p in prompts)
+    prompts, _ = _prompts(store, work_id, chapter)
+    tokens = sum(approximate_tokens(p) for p in prompts)
     return llm_service.estimate_cost(store, name, units=1, calls=len(prompts), input_tokens=tokens,
                                      output_tokens=reading.REPLY_TOKENS * len(prompts),
                                      detail={"chapter": chapter, "parts": len(prompts)})
@@ -98,12 +100,11 @@ def read_chapter(store: Store, work_id: int, chapter: int, llm_name: str | None 
     if llm is None and is_embedded(name):
         done.notes.append(EMBEDDED_NOTE)
         return done
-    prompts = _prompts(store, work_id, chapter)
+    prompts, chapters = _prompts(store, work_id, chapter)
     started = time.perf_counter()
     model = llm if llm is not None else llm_service.build_llm(store, ROLE, name, work_id=work_id)
-    text = store.get_chapter(work_id, chapter).text
-    earlier = {c.index: store.get_chapter(work_id, c.index).text for c in store.list_chapters(work_id)
-               if c.index < chapter}
+    text = chapters[chapter]
+    earlier = {c: t for c, t in chapters.items() if c < chapter}
     for i, p in enumerate(prompts, start=1):
         where = f" (part {i} of {len(prompts)})" if len(prompts) > 1 else ""
         try:

@@ -10,26 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import no_exception, open_selectbox, start_app, stop_app, wait_idle
+from tests.support.continuity_farm import BOOK, FOUND
 from tests.support.llm_server import LLMServer, Reply
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-BOOK = """The Farm
-
-Chapter 1
-
-Bob was a huge black dog, half bloodhound, who slept by the barn door. Mary Ellis kept the farm with her brother Tom.
-
-Chapter 2
-
-Tom drove the cart to town and sold the apples. Mary fed the hens and waited for the rain.
-
-Chapter 3
-
-The little white terrier trotted after Mary into the kitchen. Bob lay down under the table and sighed.
-"""
-FOUND = {"kind": "attribute", "entity": "Bob", "sentence": "The little white terrier trotted after Mary into the "
-         "kitchen.", "earlier": "Bob was a huge black dog, half bloodhound, who slept by the barn door.",
-         "earlier_chapter": 1, "why": "a black bloodhound is now a white terrier"}
 
 
 def test_a_chapter_read_by_the_configured_model_shows_only_what_the_book_holds(tmp_path: Path,  # noqa: ANN001

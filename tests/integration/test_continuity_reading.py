@@ -12,21 +12,8 @@ from core.continuity import reading
 from core.llm import LLMUnavailable
 from core.llm.fake import FakeLLM
 from core.services import continuity_reading, kg_service, library
+from tests.support.continuity_farm import BOOK, FOUND
 
-BOOK = """The Farm
-
-Chapter 1
-
-Bob was a huge black dog, half bloodhound, who slept by the barn door. Mary Ellis kept the farm with her brother Tom.
-
-Chapter 2
-
-Tom drove the cart to town and sold the apples. Mary fed the hens and waited for the rain.
-
-Chapter 3
-
-The little white terrier trotted after Mary into the kitchen. Bob lay down under the table and sighed.
-"""
 
 
 @pytest.fixture
@@ -40,9 +27,6 @@ def _reply(*items: dict[str, object]) -> str:
     return "```json\n" + json.dumps({"contradictions": list(items)}) + "\n```"
 
 
-FOUND = {"kind": "attribute", "entity": "Bob", "sentence": "The little white terrier trotted after Mary into the "
-         "kitchen.", "earlier": "Bob was a huge black dog, half bloodhound, who slept by the barn door.",
-         "earlier_chapter": 1, "why": "a huge black bloodhound is now a little white terrier"}
 
 
 def test_a_finding_with_both_sentences_in_the_book_is_kept_with_offsets(farm) -> None:  # noqa: ANN001
