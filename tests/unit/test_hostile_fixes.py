@@ -106,10 +106,16 @@ def test_the_parts_warning_counts_the_parts_that_were_made() -> None:
 
 
 def test_an_epub_document_with_many_headings_is_linear() -> None:
-    body = "".join(f"<h2>Part {i}</h2><p>word word word.</p>" for i in range(60_000))
-    data = corpus.epub([("c1.xhtml", corpus.xhtml("C", body))])
-    _, seconds = _timed(read_book, "b.epub", data)
-    assert seconds < 8, f"{seconds:.1f} s (the words after each heading were counted on a copy of the rest)"
+    # Measured against the same document with paragraphs where the headings are, read in the same run: an absolute
+    # bound (8 s) failed at 8.3 s on a busy AMD EPYC where an idle one takes 5 s. Linear code reads the headings in
+    # 1.3x the paragraphs' time; counting the words after each heading on a copy of the rest took 6x.
+    def document(tag: str) -> bytes:
+        body = "".join(f"<{tag}>Part {i}</{tag}><p>word word word.</p>" for i in range(60_000))
+        return corpus.epub([("c1.xhtml", corpus.xhtml("C", body))])
+    _, baseline = _timed(read_book, "b.epub", document("p"))
+    _, seconds = _timed(read_book, "b.epub", document("h2"))
+    assert seconds < 3 * baseline, (f"{seconds:.1f} s with headings, {baseline:.1f} s with paragraphs (the words "
+                                    "after each heading were counted on a copy of the rest)")
 
 
 # ---- EPUB ----------------------------------------------------------------------------------------------------------
