@@ -10,7 +10,7 @@ from core.continuity.model import KIND_TITLES
 from core.services import continuity_reading, continuity_service
 from core.store import Store
 from views._continuity_view import both_sentences
-from views._state import CONT_READING
+from views._state import CONT_PLANS, CONT_READING
 from views._text import plain
 
 
@@ -22,13 +22,21 @@ def reading_box(store: Store, work_id: int, chapter: int, open_in_reader: Callab
         if not continuity_reading.can_read(store):
             st.info(continuity_reading.EMBEDDED_NOTE)
             return
-        try:
-            plan = continuity_reading.reading_plan(store, work_id, chapter)
-        except ValueError as exc:
-            st.info(plain(str(exc)))
+        # the chapters the prompt is made of, by revision: the price is worked out once per edit, not on every rerun
+        revisions = ",".join(str(c.revision) for c in store.list_chapters(work_id) if c.index <= chapter)
+        key = f"{work_id}|{chapter}|{revisions}|{name}"
+        plans = CONT_PLANS.get() or {}
+        if key not in plans:
+            plans = {k: v for k, v in list(plans.items())[-15:]}  # a few chapters' prices, not every one ever shown
+            CONT_PLANS.set(plans)
+            try:
+                plans[key] = continuity_reading.reading_plan(store, work_id, chapter)
+            except ValueError as exc:
+                plans[key] = str(exc)
+        plan = plans[key]
+        if isinstance(plan, str):
+            st.info(plain(plan))
             return
-        revision = store.get_chapter(work_id, chapter).revision
-        key = f"{work_id}|{chapter}|{revision}|{name}"
         st.caption(f"{plain(name)} reads the chapter beside the earlier passages about its people: "
                    f"{plan.calls} call(s), about {plan.input_tokens:,} tokens sent, {plan.label}. A finding is shown "
                    "only when both sentences it quotes are in the book; it is not kept after you leave the page.")

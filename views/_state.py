@@ -75,6 +75,7 @@ CONT_OPEN_READER: Slot[bool] = Slot("continuity_open_reader", False)     # Conti
 CONT_NOTE: Slot[str | None] = Slot("continuity_note", None)              # a one-shot message (marked, unmarked)
 CONT_DRAFT: Slot[tuple[str, Any] | None] = Slot("continuity_draft", None)  # (draft's hash, DraftCheck) on Write
 CONT_READING: Slot[tuple[str, Any] | None] = Slot("continuity_reading", None)  # (key, Reading) a model read
+CONT_PLANS: Slot[dict[str, Any] | None] = Slot("continuity_plans", None)  # reading key -> price (CostEstimate)/why not
 
 ASKED: Slot[Asked | None] = Slot("ask_result", None)
 ASK_OPEN_READER: Slot[bool] = Slot("ask_open_reader", False)

@@ -114,3 +114,29 @@ def test_a_chapter_is_read_by_a_configured_model_only_when_it_is_a_capable_one(a
         at.button(key="continuity_read_prior_0").click().run()   # into the reader at the earlier sentence
         assert not at.exception, at.exception
         assert at.session_state["read_chapter"] == 1
+
+
+def test_the_price_of_a_reading_is_worked_out_once_per_revision(app_db: str, monkeypatch) -> None:  # noqa: ANN001
+    from core.services import continuity_reading
+    from tests.app.conftest import writer_provider
+    work_id, _ = _work_with_a_flag()
+    priced: list[int] = []
+    real = continuity_reading.reading_plan
+
+    def counting(store, work, chapter, llm_name=None):  # noqa: ANN001, ANN202 - the real plan, counted
+        priced.append(chapter)
+        return real(store, work, chapter, llm_name)
+
+    monkeypatch.setattr(continuity_reading, "reading_plan", counting)
+    with writer_provider(monkeypatch, lambda messages, options: "{}"):
+        at = _continuity(work_id)
+        at.selectbox(key="continuity_chapter").set_value(2).run()
+        at.run()
+        at.run()
+        assert not at.exception, at.exception
+        assert priced == [2]                    # three reruns, one price (it reads every chapter up to this one)
+        store = _store()
+        assert store.update_chapter(work_id, 1, ONE + " Snow fell.", [ONE + " Snow fell."],
+                                    expected_revision=store.get_chapter(work_id, 1).revision)
+        at.run()
+        assert priced == [2, 2]                 # an earlier chapter changed: the prompt did, so the price is new
