@@ -41,7 +41,7 @@ import numpy as np
 
 from core.ingest.sentences import split_sentences
 from core.qa.corpus import CorpusView
-from core.qa.names import missing_names, question_names
+from core.qa.names import POSSESSIVE, missing_names, name_words, question_names
 from core.qa.words import FRAME_WORDS
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -57,7 +57,8 @@ MAX_CANDIDATES = 40        # sentences scored by meaning at most (the best by wo
 # the form shown as the answer per answer type: "span", "clause" or "sentence" (chosen on the dev half)
 ANSWER_FORM: dict[str, str] = {"person": "clause", "place": "clause", "time": "clause", "number": "clause",
                                "name": "clause", "thing": "clause", "reason": "sentence", "manner": "sentence",
-                               "yesno": "sentence", "summary": "sentences", "creative": "sentences"}
+                               "yesno": "sentence", "identity": "sentence", "summary": "sentences",
+                               "creative": "sentences"}
 
 NO_PASSAGES = "No passages were cited, so there is nothing to answer from."
 NOT_FOUND = "No sentence of the cited passages answers this question."
@@ -70,6 +71,9 @@ _SUMMARY = re.compile(r"\b(summari[sz]e|describe|how (does|did) .+ (change|devel
                       r"how (is|are|was|were) .+ (depicted|portrayed|characteri[sz]ed|presented)|"
                       r"what is the nature|overall|throughout the (story|novel|narrative|book)|illustrate|"
                       r"what are some|what connections)\b", re.I)
+# "Who is Spitz?", "Who was Mr. Utterson?": the question asks who someone is, not for another person's name
+_IDENTITY = re.compile(r"^\W*(?i:who)\s+(?i:is|was|are|were)\s+(?P<name>(?:the\s+)?[A-Z][\w'\u2019.-]*"
+                       r"(?:\s+(?:(?:of|de|du|the|van|von|la|le)\s+)*[A-Z][\w'\u2019.-]*)*)\s*\?*\s*$")
 _WH_WORD = re.compile(r"\b(who|whom|whose|where|when|why|how|what|which)\b\s*(\w+)?\s*(\w+)?", re.I)
 _WHAT_NOUNS: dict[str, frozenset[str]] = {
     "time": frozenset("year years time day date century month age season hour period era".split()),
@@ -156,6 +160,8 @@ def question_type(question: str) -> str:
         return "creative"
     if _SUMMARY.search(question):
         return "summary"
+    if _IDENTITY.match(question):
+        return "identity"
     named = _NAME_OF.search(question)
     if named is not None:
         after = [w.lower() for w in named.groups()[1:] if w]
@@ -191,7 +197,7 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
     texts = [getattr(c, "text", "") or "" for c in citations]
     if not any(t.strip() for t in texts):
         return Extraction(kind, reason=NO_PASSAGES)
-    absent = missing_names(question_names(question, _entities(view)), texts)
+    absent = _absent(question, texts, _entities(view))
     if absent:
         return Extraction(kind, reason=f"The chapters you have read do not mention {_listing(absent)}.",
                           missing=tuple(absent))
@@ -210,6 +216,13 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
     for s in pool:
         s.score = w_words * s.words + w_meaning * s.meaning + w_rank * s.rank
     pool.sort(key=lambda s: -s.score)
+    identity = _IDENTITY.match(question)
+    if identity is not None:  # a sentence that says who they are: "Spitz, the leader of the team", "Spitz was a ..."
+        describes = _describes(identity.group("name"))
+        for s in pool:
+            s.typed = 1.0 if describes.search(s.text) else 0.0
+            s.score += w_type * s.typed
+        pool.sort(key=lambda s: -s.score)
     if kind in _LABELS:
         _find_spans(pool[:TOP_SENTENCES], kind, question, view)
         for s in pool[:TOP_SENTENCES]:
@@ -242,6 +255,16 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
 
 def _entities(view: CorpusView | None) -> Any:
     return view.corpus.entities if view is not None else None
+
+
+def _absent(question: str, texts: Sequence[str], index: Any) -> list[str]:
+    """The names the question asks about that the texts never mention, under any of the graph's names for them
+    ("San Francisco" is mentioned where the passages say "Frisco")."""
+    absent = missing_names(question_names(question, index), texts)
+    if not absent or index is None:
+        return absent
+    present = {pos for t in texts for pos in index.find_in_question(t)}
+    return [n for n in absent if not set(index.find_in_question(n)) & present]
 
 
 def _listing(names: Sequence[str]) -> str:
@@ -307,14 +330,18 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
     """Candidates of the asked type in each sentence, not named by the question: the graph's typed names first,
     then spaCy's entities (whose labels the graph overrides where it knows the name)."""
     from core.nlp import load_spacy
-    asked = {w.lower() for w in re.findall(r"\w+", question)}
+    asked = name_words(question)
     index = _entities(view)
+    asked_entities = set(index.find_in_question(question)) if index is not None else set()
     nlp = load_spacy()
     for s, doc in zip(sentences, nlp.pipe([s.text for s in sentences], disable=_NER_ONLY)):
         known: dict[str, str] = {}
+        same: set[str] = set()  # names in the sentence of someone the question names ("Thornton" for John Thornton)
         if index is not None:
             for pos, name in index.find_in_question(s.text).items():
                 known[name.lower()] = index.entities[pos].type
+                if pos in asked_entities:
+                    same.add(name.lower())
         found: dict[str, float] = {}
         for name, etype in known.items():
             if etype in _GRAPH_TYPES.get(kind, ()):
@@ -325,7 +352,19 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
             if ent.label_ in _LABELS[kind] and (graph_type is None or graph_type in _GRAPH_TYPES.get(kind, ())
                                                  or kind in ("time", "number")):
                 found.setdefault(text, 0.8 if ent.label_ in ("PERSON", "GPE", "LOC", "DATE", "CARDINAL") else 0.5)
-        s.spans = [(t, w) for t, w in found.items() if t and not {x.lower() for x in re.findall(r"\w+", t)} <= asked]
+        spans: dict[str, float] = {}
+        for t, w in found.items():
+            t = POSSESSIVE.sub("", t)  # "Manuel's" -> "Manuel": the name, as the answer to "who"
+            if t and not name_words(t) <= asked and name_words(t) - name_words(" ".join(same)):
+                spans.setdefault(t, w)
+        s.spans = list(spans.items())
+
+
+def _describes(name: str) -> re.Pattern[str]:
+    """The name followed by an apposition or a copula: "Spitz, the leader", "Spitz was a ...", "Curly, who ..."."""
+    words = [re.escape(w) for w in re.findall(r"[\w'\u2019.-]+", name) if w.lower() != "the"]
+    return re.compile(r"\b" + r"\s+".join(words) + r"\b(?:,\s*(?:a|an|the|his|her|their|who|one)\b|\s+(?:is|was|"
+                      r"had been|became|were|are)\s+(?:a|an|the|his|her|their|one|not)\b)", re.I)
 
 
 def _surface(text: str, name: str) -> str:

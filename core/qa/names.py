@@ -26,14 +26,15 @@ from core.stopwords import ENGLISH
 _QUOTED = re.compile(r"(?<!\w)['\u2018\"\u201c][^'\u2019\"\u201d]{2,80}['\u2019\"\u201d](?!\w)")
 _TOKEN = re.compile(r"[^\W\d_][\w'\u2019-]*|[.!?;:,()]")
 _SENTENCE_END = frozenset(".!?;:")
-_POSSESSIVE = re.compile(r"['\u2019]s?$")
+POSSESSIVE = re.compile(r"['\u2019]s?$")
 # capitalised words that are not names: question words, the pronoun I, roman-numeral-like chapter words
 _NOT_NAMES = ENGLISH | frozenset(HONORIFICS) | frozenset(
     "i who whom whose what which where when why how chapter book part volume yes no oh ah".split())
 
 
-def _words(text: str) -> set[str]:
-    return {_POSSESSIVE.sub("", w.lower()) for w in re.findall(r"[^\W_][\w'\u2019-]*", text)}
+def name_words(text: str) -> set[str]:
+    """The words of a text, lower-cased, a possessive's "'s" left off ("John Thornton's": john, thornton)."""
+    return {POSSESSIVE.sub("", w.lower()) for w in re.findall(r"[^\W_][\w'\u2019-]*", text)}
 
 
 def _runs(text: str, known: frozenset[str] = frozenset()) -> list[list[str]]:
@@ -48,7 +49,7 @@ def _runs(text: str, known: frozenset[str] = frozenset()) -> list[list[str]]:
     current: list[str] = []
     for k, tok in enumerate(tokens):
         initial = k == 0 or tokens[k - 1] in _SENTENCE_END
-        word = _POSSESSIVE.sub("", tok)
+        word = POSSESSIVE.sub("", tok)
         lower = word.lower()
         is_name = (word[:1].isupper() and len(word) > 1 and lower not in _NOT_NAMES
                    and (not initial or lower in known or lower in mid_caps or _starts_run(tokens, k)))
@@ -87,14 +88,14 @@ def answer_names(answer: str, entities: Any = None) -> list[str]:
 
 def missing_names(names: Iterable[str], texts: Sequence[str]) -> list[str]:
     """The names none of whose words occurs in any of `texts` (case-insensitive)."""
-    present = set().union(*(_words(t) for t in texts)) if texts else set()
-    return [n for n in names if not _words(n) & present]
+    present = set().union(*(name_words(t) for t in texts)) if texts else set()
+    return [n for n in names if not name_words(n) & present]
 
 
 def missing_words(names: Iterable[str], texts: Sequence[str]) -> list[str]:
     """Each word of the names that occurs in none of `texts` (case-insensitive), in order, without repeats."""
-    present = set().union(*(_words(t) for t in texts)) if texts else set()
+    present = set().union(*(name_words(t) for t in texts)) if texts else set()
     out: list[str] = []
     for n in names:
-        out += [w for w in n.split() if _POSSESSIVE.sub("", w.lower()) not in present]
+        out += [w for w in n.split() if POSSESSIVE.sub("", w.lower()) not in present]
     return list(dict.fromkeys(out))

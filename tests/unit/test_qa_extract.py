@@ -49,7 +49,11 @@ def _citations(texts: list[str]) -> list[Citation]:
     ("What is the name of the wife of the captain?", "person"),
     ("What was the name of the town where Buck lived?", "place"),
     ("What is the name of the band that recorded the album?", "name"),
-    ("What are the names of the two races the Time Traveller finds?", "name")])
+    ("What are the names of the two races the Time Traveller finds?", "name"),
+    # who someone is (a description), not another person's name
+    ("Who is Spitz?", "identity"), ("who was Mr. Utterson?", "identity"),
+    ("Who is the Ghost of Christmas Past?", "identity"), ("Who is Buck's master?", "person"),
+    ("Who is the narrator?", "person")])
 def test_the_answer_type_comes_from_the_question_word(question: str, kind: str) -> None:
     assert question_type(question) == kind
 
@@ -113,3 +117,37 @@ def test_names_in_questions_and_answers() -> None:
     assert missing_names(["John Thornton", "Buck"], PASSAGES) == ["John Thornton"]
     assert missing_words(["Jacob Marley"], ["Marley was dead."]) == ["Jacob"]
     assert missing_words(["SCROOGE"], ["scrooge signed it"]) == []  # case-insensitive on the cited side
+
+
+THORNTON = ["Later on, in the fall of the year, he saved John Thornton's life in the rapids. Hans and Pete ran along "
+            "the bank with the rope.",
+            "It was Manuel's doing that Buck left the valley, though nobody at the house knew it."]
+
+
+def test_the_span_is_never_the_person_the_question_names_nor_a_possessive_s() -> None:
+    found = extract_answer("Who saved John Thornton?", _citations(THORNTON), embed=WordEmbed())
+    assert found.span not in ("John Thornton", "John Thornton's", "Thornton's")   # "John Thornton's" slipped through
+    found = extract_answer("Who made Buck leave the valley?", _citations(THORNTON), embed=WordEmbed())
+    assert found.span == "Manuel"                                                  # the owner's name, without "'s"
+
+
+def test_another_name_of_the_asked_person_is_no_answer_either() -> None:
+    from types import SimpleNamespace
+
+    from core.retrieval.entities import EntityIndex, EntityRef
+    texts = ["Frisco was loud that night. Manuel led Buck to the station at College Park."]
+    index = EntityIndex.build(texts, [EntityRef(1, "San Francisco", "location", ("San Francisco", "Frisco")),
+                                      EntityRef(2, "College Park", "location", ("College Park",)),
+                                      EntityRef(3, "Manuel", "character", ("Manuel",))])
+    view = SimpleNamespace(corpus=SimpleNamespace(entities=index), n_passages=0)
+    found = extract_answer("Where near San Francisco did Manuel lead Buck?", _citations(texts), embed=WordEmbed(),
+                           view=view)  # type: ignore[arg-type]
+    assert found.span == "College Park"                # not Frisco: the question's own San Francisco
+
+
+def test_who_is_someone_is_answered_by_a_sentence_that_says_who_they_are() -> None:
+    texts = ["Perrault shouted at the dogs and Buck ran. Perrault was in a hurry with the despatches.",
+             "The new dogs came in the afternoon. Perrault, a courier for the Canadian government, bought Buck."]
+    found = extract_answer("Who is Perrault?", _citations(texts), embed=WordEmbed())
+    assert found.question_type == "identity" and found.span is None   # no other person's name as the answer
+    assert found.answer.startswith("Perrault, a courier for the Canadian government")
