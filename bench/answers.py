@@ -193,7 +193,10 @@ def long_documents(args: argparse.Namespace) -> list[dict[str, Any]]:
         for d, doc in enumerate(docs):
             qs = doc["questions"] if isinstance(doc["questions"], list) else ast.literal_eval(doc["questions"])
             items += [(d, q) for q in qs]
-        if size and len(items) > size:  # LF-SQuAD: the first `size` of bench/qa.py's seeded 600-question sample
+        if name == "lf_quoref" and args.quoref_held:  # questions outside the seeded `size` (the sample looked at)
+            seen = {id(q) for _, q in random.Random(2022).sample(items, size)} if size else set()
+            items = random.Random(7).sample([it for it in items if id(it[1]) not in seen], args.quoref_held)
+        elif size and len(items) > size:  # LF-SQuAD: the first `size` of bench/qa.py's seeded 600-question sample
             items = random.Random(2022).sample(items, 600 if name == "lf_squad" else size)[:size]
         used = sorted({d for d, _ in items})
         store, ids = cached_store(name, [(f"{_slug(docs[d]['title'])}.txt", docs[d]["document"]) for d in used],
@@ -210,6 +213,7 @@ def long_documents(args: argparse.Namespace) -> list[dict[str, Any]]:
             golds = [a for a in q["answers"] if a.strip()]
             ext = extractive.ask(work_of[d], q["question"], params.with_(answer="extractive"))
             scores["extractive"].append(_grade(shown(ext), golds))
+            scores["extractive, headline"].append(_grade(headline(ext), golds))
             if k in sample and generator is not None:
                 gen = generator.ask(work_of[d], q["question"], params.with_(answer="generate"))
                 scores["extractive, sample"].append(scores["extractive"][-1])
@@ -230,6 +234,14 @@ def shown(result: Any) -> str | None:
         return str(result.answer)
     extraction = getattr(result, "extraction", None)
     return None if extraction is None or not extraction.answer else str(extraction.answer)
+
+
+def headline(result: Any) -> str | None:
+    """What the Ask page shows in bold above the quote: the name, place or time asked for where the reader found
+    one, else the extractive answer."""
+    extraction = getattr(result, "extraction", None)
+    span = getattr(extraction, "span", None) if extraction is not None else None
+    return str(span) if span else shown(result)
 
 
 def shown_supported(result: Any) -> bool:
@@ -303,6 +315,8 @@ def main() -> None:
     parser.add_argument("--gen-long", type=int, default=60, help="long: questions per set the model answers")
     parser.add_argument("--squad", type=int, default=600, help="long: LF-SQuAD questions (of bench/qa.py's sample)")
     parser.add_argument("--quoref", type=int, default=0, help="long: LF-QUOREF questions, a seeded sample (0: all)")
+    parser.add_argument("--quoref-held", type=int, default=0, help="long: instead, N LF-QUOREF questions from outside "
+                        "the --quoref sample (a held-back set: the seeded 60 were looked at while the reader was made)")
     parser.add_argument("--llm", default=None, help="the generating model (default: the app's answering model)")
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--out", default="answers", help="the results file's name under bench/results")
