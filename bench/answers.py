@@ -214,9 +214,6 @@ def long_documents(args: argparse.Namespace) -> list[dict[str, Any]]:
             ext = extractive.ask(work_of[d], q["question"], params.with_(answer="extractive"))
             scores["extractive"].append(_grade(shown(ext), golds))
             scores["extractive, headline"].append(_grade(headline(ext), golds))
-            if ext.extraction is not None and ext.extraction.answer:  # the page's caption: words the quote lacks
-                lacks = "lacks some" if ext.extraction.unstated else "states all"
-                scores[f"extractive, quote {lacks} of the question's words"].append(scores["extractive"][-1])
             if k in sample and generator is not None:
                 gen = generator.ask(work_of[d], q["question"], params.with_(answer="generate"))
                 scores["extractive, sample"].append(scores["extractive"][-1])

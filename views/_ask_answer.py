@@ -74,17 +74,8 @@ def _render_extractive(result: dict[str, Any], embedded: bool) -> None:
     for quote in extraction["quotes"]:
         st.markdown("> " + plain(quote["text"]))
         st.caption(f"— {_where(quote)}, quoted from the book")
-    lacking = extraction.get("unstated") or []
-    if lacking:  # the closest sentence found, which may answer something near what was asked
-        st.caption(f"The quoted sentence does not say {_quoted(lacking)}: it is the closest the cited passages "
-                   "come, so check that it answers what you asked.")
     if embedded:
         st.caption(EMBEDDED_NOTE)
-
-
-def _quoted(words: list[str]) -> str:
-    marks = [f"\u201c{plain(w)}\u201d" for w in words[:4]]
-    return marks[0] if len(marks) == 1 else ", ".join(marks[:-1]) + " or " + marks[-1]
 
 
 def _render_generated(result: dict[str, Any]) -> None:

@@ -127,8 +127,6 @@ class Extraction:
     score: float = 0.0
     reason: str | None = None
     missing: tuple[str, ...] = ()   # names the question asks about that the cited passages do not contain
-    stated: float = 1.0             # the IDF-weighted share of the question's words the quoted sentence itself holds
-    unstated: tuple[str, ...] = ()  # the question's words (as written) the quoted sentence does not hold
 
     @property
     def chapters(self) -> list[int]:
@@ -137,8 +135,7 @@ class Extraction:
     def as_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "span": self.span, "question_type": self.question_type,
                 "quotes": [q.as_dict() for q in self.quotes], "chapters": self.chapters,
-                "score": round(self.score, 4), "reason": self.reason, "missing": list(self.missing),
-                "stated": round(self.stated, 4), "unstated": list(self.unstated)}
+                "score": round(self.score, 4), "reason": self.reason, "missing": list(self.missing)}
 
 
 @dataclass
@@ -147,7 +144,6 @@ class _Sentence:
     citation: int
     position: int
     words: float = 0.0
-    own: float = 0.0      # the share of the question's words in this sentence alone (`words` adds its neighbours')
     meaning: float = 0.0
     rank: float = 0.0
     typed: float = 0.0
@@ -252,8 +248,7 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
         text = span
     elif form == "clause":
         text = _clause(holder.text, span, terms)
-    return Extraction(kind, text, span, (_quote(holder, citations),), holder.score, stated=holder.own,
-                      unstated=_unstated(question, holder.text, name_words(" ".join(question_names(question)))))
+    return Extraction(kind, text, span, (_quote(holder, citations),), holder.score)
 
 
 # ---- pieces ----------------------------------------------------------------------------------------------------
@@ -329,7 +324,6 @@ def _score_words(sentences: list[_Sentence], terms: list[str], idf: Callable[[st
         near = [own[j] for j in (k - 1, k + 1)
                 if 0 <= j < len(sentences) and sentences[j].citation == s.citation]
         s.words = min(1.0, own[k] + NEIGHBOUR_SHARE * max(near, default=0.0) * (1 - own[k]))
-        s.own = own[k]
 
 
 def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: CorpusView | None) -> None:
@@ -364,29 +358,6 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
             if t and not name_words(t) <= asked and name_words(t) - name_words(" ".join(same)):
                 spans.setdefault(t, w)
         s.spans = list(spans.items())
-
-
-def _unstated(question: str, sentence: str, names: set[str]) -> tuple[str, ...]:
-    """The question's content words (verbs, nouns, adjectives, numbers; not its names, which a pronoun may stand
-    for, nor its framing words), as it writes them, that the sentence states under no form ("froze" states
-    "freeze"; spaCy's lemmas, else the retrieval stems)."""
-    from core.nlp import load_spacy
-    from core.retrieval.hybrid import tokenize
-    q_doc, s_doc = load_spacy().pipe([question, sentence], disable=("parser", "ner"))
-    lemmas = {t.lemma_.lower() for t in s_doc} | set(tokenize([sentence])[0])
-    out = []
-    for t in q_doc:
-        word = t.text.lower()
-        after_how = t.i > 0 and q_doc[t.i - 1].lower_ == "how" and word in _HOW_NUMBER  # "how many"
-        if (t.pos_ not in _CONTENT_POS or word in FRAME_WORDS or word in names or not word.isalpha() or after_how
-                or t.lemma_.lower() in {"be", "have", "do"}):
-            continue
-        if t.lemma_.lower() not in lemmas and not set(tokenize([t.text])[0]) & lemmas:
-            out.append(t.text)
-    return tuple(dict.fromkeys(out))
-
-
-_CONTENT_POS = frozenset({"VERB", "NOUN", "ADJ", "NUM"})
 
 
 def _describes(name: str) -> re.Pattern[str]:
