@@ -3,6 +3,7 @@ the first moment, Home says what Fabula is and offers three starts, the reader l
 and at the passage a citation shows, and Enter in the new-story form creates nothing."""
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -48,6 +49,12 @@ def _home(page) -> None:  # noqa: ANN001 - Home's heading is the app's name, not
     wait_idle(page)
 
 
+def _until(ready, seconds: float) -> None:  # noqa: ANN001 - poll a condition of the page until it holds or time is up
+    deadline = time.time() + seconds
+    while time.time() < deadline and not ready():
+        time.sleep(0.25)
+
+
 def _main_scroll(page) -> float:  # noqa: ANN001
     return page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTop")
 
@@ -82,7 +89,9 @@ def test_next_lands_at_the_top_of_the_next_chapter(tab) -> None:  # noqa: ANN001
     assert _main_scroll(tab) > 1000
     tab.get_by_role("button", name="Next →").click()
     wait_idle(tab)
-    tab.wait_for_timeout(1_000)
+    # on a busy machine the scroll to the top lands after the run ends: wait for it (up to 15 s) rather than 1 s
+    _until(lambda: tab.get_by_role("combobox", name="Chapter").input_value().startswith("2. ")
+           and _main_scroll(tab) < 50, 15)
     assert tab.get_by_role("combobox", name="Chapter").input_value().startswith("2. ")
     assert _main_scroll(tab) < 50, "the next chapter opens at its start, not where the last one was left"
     assert _in_view(tab, tab.get_by_role("combobox", name="Chapter"))

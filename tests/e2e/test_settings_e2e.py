@@ -51,8 +51,8 @@ def test_a_running_ollama_is_detected_and_its_models_listed(page, settings_app: 
     main = page.locator('[data-testid="stMain"]')
     main.get_by_text("is running at").first.wait_for()
     assert f"{ollama.url.split('//')[1]}" in main.get_by_text("is running at").first.inner_text()
-    for model in ("llama3.2:latest", "qwen3:8b"):
-        assert main.get_by_role("button", name=f"Use {model}").is_visible()
+    for model in ("llama3.2:latest", "qwen3:8b"):  # drawn just after the line above: wait, not a snapshot (flaked)
+        main.get_by_role("button", name=f"Use {model}").wait_for(timeout=30_000)
     assert main.get_by_role("button", name="Use nomic-embed-text:latest").count() == 0  # an embedding model
     assert any(r.path == "/api/tags" for r in ollama.requests)
 
