@@ -216,7 +216,7 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
     for s in pool:
         s.score = w_words * s.words + w_meaning * s.meaning + w_rank * s.rank
     pool.sort(key=lambda s: -s.score)
-    identity = _IDENTITY.match(question)
+    identity = _IDENTITY.match(question) if kind == "identity" else None
     if identity is not None:  # a sentence that says who they are: "Spitz, the leader of the team", "Spitz was a ..."
         describes = _describes(identity.group("name"))
         for s in pool:
@@ -352,10 +352,12 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
             if ent.label_ in _LABELS[kind] and (graph_type is None or graph_type in _GRAPH_TYPES.get(kind, ())
                                                  or kind in ("time", "number")):
                 found.setdefault(text, 0.8 if ent.label_ in ("PERSON", "GPE", "LOC", "DATE", "CARDINAL") else 0.5)
+        others = name_words(" ".join(same))
         spans: dict[str, float] = {}
         for t, w in found.items():
             t = POSSESSIVE.sub("", t)  # "Manuel's" -> "Manuel": the name, as the answer to "who"
-            if t and not name_words(t) <= asked and name_words(t) - name_words(" ".join(same)):
+            words = name_words(t)
+            if words and not words <= asked and words - others:
                 spans.setdefault(t, w)
         s.spans = list(spans.items())
 
