@@ -2,7 +2,8 @@
 edge building; after every kill the reopened database is intact, a restart resumes, and the end result equals an
 uninterrupted run on a separate database.
 
-How. tests/support/crash_worker.py runs one phase in its own process and counts points on the store's engine: every
+How. tests/support/crash_worker.py runs one phase in its own process (forked from a server that imported the phase's
+code once, so a start costs milliseconds instead of seconds) and counts points on the store's engine: every
 statement (`execute`), statements sent while a write transaction is open (`write`: mid-transaction, between
 statements), and the moments just before (`commit`) and just after (`committed`) each commit that writes. Asked for
 the N-th point of a kind, it prints where it is and freezes itself with SIGSTOP; the test then SIGKILLs it. A
@@ -31,10 +32,10 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pytest
 from sqlalchemy import Connection
@@ -105,46 +106,115 @@ def _wait_until_stopped(pid: int, timeout: float = 20.0) -> None:
         time.sleep(0.002)
 
 
-def run_worker(url: str, phase: str, log: Path, kill_at: tuple[str, int] | None = None,
-               delay: float | None = None) -> Outcome:
-    """One worker process: killed at `kill_at` (when it gets there) or `delay` seconds after it started its work."""
-    cmd = [sys.executable, "-m", "tests.support.crash_worker", url, phase]
-    if kill_at:
-        cmd += ["--kill-at", f"{kill_at[0]}:{kill_at[1]}"]
-    hung = threading.Event()
-    with log.open("a") as err:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=err, text=True)
-        timers = [threading.Timer(WORKER_TIMEOUT_S, lambda: (hung.set(), proc.kill()))]
-        timers[0].start()
+class WorkerServer:
+    """tests.support.crash_worker's fork server for one phase: a campaign's 20-odd runs are forked from one process
+    that imported (and, for the graph, loaded spaCy) once, instead of each paying seconds to start. Each run is its
+    own process all the same: stopped at its point, SIGKILLed, reaped."""
+
+    def __init__(self, phase: str, log: Path) -> None:
+        self.phase, self.log, self.runs = phase, log, 0
+        with log.open("a") as err:
+            self.proc = subprocess.Popen([sys.executable, "-m", "tests.support.crash_worker", "--serve", phase],
+                                         cwd=ROOT, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=err, text=True)
+        assert self._ask(None) == {"ready": phase}, log.read_text()[-3000:]
+
+    def _ask(self, request: dict[str, Any] | None) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        if request is not None:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, f"the fork server of {self.phase} ended: {self.log.read_text()[-3000:]}"
+        return json.loads(line)
+
+    def fork(self, argv: list[str], events: Path) -> int:
+        self.runs += 1
+        return int(self._ask({"argv": argv, "events": str(events), "log": str(self.log)})["pid"])
+
+    def reap(self, pid: int) -> int:
+        return int(self._ask({"wait": pid})["status"])
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
         try:
-            events = _read_events(proc, delay, timers)
-            proc.wait()
-        finally:
-            for timer in timers:
-                timer.cancel()
-    if hung.is_set() or proc.returncode not in (0, -signal.SIGKILL):
-        pytest.fail(f"worker {' '.join(cmd[3:])} {'hung' if hung.is_set() else 'exited with'} {proc.returncode}:\n"
-                    f"{log.read_text()[-3000:]}")
-    return Outcome(proc.returncode == -signal.SIGKILL, events, delay)
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
-def _read_events(proc: subprocess.Popen[str], delay: float | None,
+@contextmanager
+def worker_server(phase: str, log: Path) -> Iterator[WorkerServer]:
+    server = WorkerServer(phase, log)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def _unblock(events: Path) -> None:
+    """A reader still waiting for a run that died before opening its pipe gets end-of-file."""
+    try:
+        os.close(os.open(events, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+def run_worker(server: WorkerServer, url: str, kill_at: tuple[str, int] | None = None,
+               delay: float | None = None) -> Outcome:
+    """One worker run: killed at `kill_at` (when it gets there) or `delay` seconds after it started its work."""
+    argv = [url, server.phase] + (["--kill-at", f"{kill_at[0]}:{kill_at[1]}"] if kill_at else [])
+    events_path = server.log.with_name(f"{server.phase}-run{server.runs}.events")
+    os.mkfifo(events_path)
+    hung = threading.Event()
+    pid = server.fork(argv, events_path)
+
+    def on_hang() -> None:
+        hung.set()
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        _unblock(events_path)
+
+    timers = [threading.Timer(WORKER_TIMEOUT_S, on_hang)]
+    timers[0].start()
+    try:
+        with events_path.open() as stream:  # the run opens its end first thing
+            events = _read_events(stream, pid, delay, timers)
+        returncode = server.reap(pid)
+    finally:
+        for timer in timers:
+            timer.cancel()
+        events_path.unlink()
+    if hung.is_set() or returncode not in (0, -signal.SIGKILL):
+        pytest.fail(f"worker {' '.join(argv[1:])} {'hung' if hung.is_set() else 'exited with'} {returncode}:\n"
+                    f"{server.log.read_text()[-3000:]}")
+    return Outcome(returncode == -signal.SIGKILL, events, delay)
+
+
+def _kill(pid: int) -> None:
+    with suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _read_events(stream: TextIO, pid: int, delay: float | None,
                  timers: list[threading.Timer]) -> list[dict[str, Any]]:
     """The worker's lines until it ends, or until it froze at its point, which is when it is killed."""
     events: list[dict[str, Any]] = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
+    for line in stream:
         if not line.startswith(PREFIX):
             continue
         events.append(json.loads(line[len(PREFIX):]))
         if events[-1]["event"] == "started" and delay is not None:
-            timers.append(threading.Timer(delay, proc.send_signal, args=(signal.SIGKILL,)))
+            timers.append(threading.Timer(delay, _kill, args=(pid,)))
             timers[-1].start()
         if events[-1]["event"] == "stopped":
-            _wait_until_stopped(proc.pid)
-            proc.send_signal(signal.SIGKILL)
+            _wait_until_stopped(pid)
+            _kill(pid)
             break
-    proc.stdout.close()
     return events
 
 
@@ -321,9 +391,9 @@ class Tally:
 class Campaign:
     """Kill chains on copies of a phase's template until enough kills were survived."""
 
-    def __init__(self, phase: Phase, dbs: Databases, reference: dict[str, Any],
+    def __init__(self, phase: Phase, dbs: Databases, server: WorkerServer, reference: dict[str, Any],
                  reference_dump: dict[str, Any]) -> None:
-        self.phase, self.dbs = phase, dbs
+        self.phase, self.dbs, self.server = phase, dbs, server
         self.ref_counts: dict[str, int] = reference["counts"]     # points of each kind in an uninterrupted run
         self.ref_seconds = float(reference["seconds"])
         self.ref_dump = reference_dump
@@ -331,7 +401,7 @@ class Campaign:
         self.timer_rng = random.Random(f"{SEED}:{phase.name}:timed")
         self.used: set[tuple[str, int]] = set()
         self.tally = Tally(phase.name)
-        self.log = dbs.tmp / f"{phase.name}-worker.log"
+        self.log = server.log
 
     def context(self) -> str:
         return f"[{self.tally.line()}; kill points so far: {self.tally.points}; worker log {self.log}]"
@@ -392,7 +462,7 @@ class Campaign:
 
     def start(self, url: str, point: tuple[str, int] | None, delay: float | None) -> Outcome:
         self.tally.processes += 1
-        return run_worker(url, self.phase.name, self.log, point, delay)
+        return run_worker(self.server, url, point, delay)
 
     # -- checks --------------------------------------------------------------------------------------------------------
     def after_kill(self, url: str, outcome: Outcome, before: Progress) -> Progress:
@@ -476,13 +546,14 @@ def _template(dbs: Databases, name: str, chapters: tuple[int, int] | None) -> st
 
 def campaign(phase: Phase, dbs: Databases) -> Tally:
     reference_url = dbs.copy(phase.template, f"{phase.name}-reference")
-    reference = run_worker(reference_url, phase.name, dbs.tmp / f"{phase.name}-worker.log")
-    assert reference.done is not None and not reference.killed
-    with reopened(reference_url) as store:
-        reference_dump = phase.dump(store)
-        assert phase.progress(store).done == phase.units
-    assert all(reference_dump[key] for key in phase.essential), f"the reference {phase.name} stored too little"
-    tally = Campaign(phase, dbs, reference.done, reference_dump).run()
+    with worker_server(phase.name, dbs.tmp / f"{phase.name}-worker.log") as server:
+        reference = run_worker(server, reference_url)
+        assert reference.done is not None and not reference.killed
+        with reopened(reference_url) as store:
+            reference_dump = phase.dump(store)
+            assert phase.progress(store).done == phase.units
+        assert all(reference_dump[key] for key in phase.essential), f"the reference {phase.name} stored too little"
+        tally = Campaign(phase, dbs, server, reference.done, reference_dump).run()
     tally.processes += 1
     return tally
 

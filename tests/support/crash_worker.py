@@ -19,6 +19,15 @@ With `--kill-at write:7` the worker prints a `stopped` line at the 7th `write` p
 the test then kills it with SIGKILL, a real kill at a point inside the database work. Every line for the test is
 one JSON object after PREFIX on stdout: `started`, `progress` (done, total), `stopped` and `done` (with the point
 counts and what the service reported).
+
+    python -m tests.support.crash_worker --serve PHASE
+
+is a fork server for a campaign's many runs: it imports what PHASE needs (and loads spaCy for `graph`) once, then
+reads one JSON request a line on stdin and answers one a line on stdout. `{"argv": [...], "events": FIFO, "log":
+PATH}` forks a run of `main(argv)` whose stdout is the named pipe FIFO and stderr appended to PATH, and answers its
+`pid`; `{"wait": PID}` reaps that run and answers its `status` (an exit code, negative for a signal, as subprocess
+has it). Each run is still its own process, killed and counted as before; only the start (about 4 s of imports and
+model loading for `graph` on 2 cores, paid by every one of a campaign's 20-odd runs) is shared.
 """
 from __future__ import annotations
 
@@ -171,6 +180,61 @@ def _parse_kill(spec: str | None) -> tuple[str, int] | None:
     return kind, int(n)
 
 
+def _preload(phase: str) -> None:
+    """What a run of `phase` imports and loads before its database work, done once in the fork server. Nothing here
+    opens a database: each forked run opens its own engine."""
+    if phase == "graph":
+        sys.modules.setdefault("torch", None)  # type: ignore[arg-type]  # see main()
+        from core.nlp import load_spacy
+        from core.services import kg_service  # noqa: F401
+        load_spacy()
+    elif phase == "import":
+        from core.services import library  # noqa: F401
+    else:
+        from core.services import narco_service  # noqa: F401
+        from tests.integration.test_qa_narco_build import narco_llm  # noqa: F401
+    from sqlalchemy.orm import Session  # noqa: F401
+
+    from storage.repository import SqlStore  # noqa: F401
+
+
+def _forked_run(request: dict[str, Any]) -> int:
+    """In the server: fork a run of main(request["argv"]); the child's pid."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:  # the child: its stdout the test's named pipe (opened first, so the reader never waits on nothing)
+        os.dup2(os.open(request["events"], os.O_WRONLY), 1)
+        os.dup2(os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), 2)
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        code = main(request["argv"])
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - a run's failure goes to its log; the exit code tells the test
+        import traceback
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def serve(phase: str) -> int:
+    """The fork server: requests on stdin, answers on stdout, until stdin closes."""
+    _preload(phase)
+    print(json.dumps({"ready": phase}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if "wait" in request:
+            _, status = os.waitpid(int(request["wait"]), 0)
+            answer = {"status": os.waitstatus_to_exitcode(status)}
+        else:
+            answer = {"pid": _forked_run(request)}
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.support.crash_worker")
     parser.add_argument("db_url")
@@ -200,4 +264,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"] and len(sys.argv) == 3 and sys.argv[2] in PHASES:
+        sys.exit(serve(sys.argv[2]))
     sys.exit(main())
