@@ -180,22 +180,20 @@ def _parse_kill(spec: str | None) -> tuple[str, int] | None:
     return kind, int(n)
 
 
+PRELOAD = {"graph": ("core.services.kg_service",), "import": ("core.services.library",),
+           "narco": ("core.services.narco_service", "tests.integration.test_qa_narco_build")}
+
+
 def _preload(phase: str) -> None:
     """What a run of `phase` imports and loads before its database work, done once in the fork server. Nothing here
     opens a database: each forked run opens its own engine."""
+    import importlib
     if phase == "graph":
         sys.modules.setdefault("torch", None)  # type: ignore[arg-type]  # see main()
         from core.nlp import load_spacy
-        from core.services import kg_service  # noqa: F401
         load_spacy()
-    elif phase == "import":
-        from core.services import library  # noqa: F401
-    else:
-        from core.services import narco_service  # noqa: F401
-        from tests.integration.test_qa_narco_build import narco_llm  # noqa: F401
-    from sqlalchemy.orm import Session  # noqa: F401
-
-    from storage.repository import SqlStore  # noqa: F401
+    for module in (*PRELOAD[phase], "sqlalchemy.orm", "storage.repository"):
+        importlib.import_module(module)
 
 
 def _forked_run(request: dict[str, Any]) -> int:
