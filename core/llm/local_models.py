@@ -355,14 +355,17 @@ def gguf_file(name: str, cache_dir: Path) -> Path:
 
 
 def _from_gguf(spec: LocalModelSpec, cache_dir: Path) -> Any:
-    """The float32 model dequantized from the GGUF, in memory; nothing is written but the assembled GGUF."""
+    """The float32 model dequantized from the GGUF, in memory; nothing is kept on disk but the assembled GGUF (the
+    weights-only copy the load reads is written into the cache and deleted after it)."""
     import torch
     import transformers
     from transformers import AutoModelForCausalLM
     transformers.utils.logging.disable_progress_bar()
     gguf = gguf_file(spec.name, cache_dir)
     log.info("dequantizing %s from %s (in memory only)", spec.name, gguf)
-    with tempfile.TemporaryDirectory(prefix=f".{spec.name}-weights-", dir=gguf.parent) as scratch:
+    scratch_dir = Path(cache_dir) / "gguf"  # writable, unlike a package's folder may be
+    scratch_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{spec.name}-weights-", dir=scratch_dir) as scratch:
         source = Path(scratch) / gguf.name
         try:  # the weights without the vocabulary arrays: Gemma's load 14 s instead of 58 (gguf_weights.py)
             gguf_weights.write_weights_only(gguf, source)
