@@ -17,8 +17,6 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy import stats
-
 
 @dataclass(frozen=True)
 class Summary:
@@ -68,6 +66,7 @@ def welch_t(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float
     two values in a group, or both groups constant)."""
     if len(a) < 2 or len(b) < 2 or len(set(a)) == len(set(b)) == 1:
         return None, None
+    from scipy import stats  # here, not at the top: a second of imports every CLI command and page paid
     with warnings.catch_warnings():  # near-constant samples: scipy warns, and the result is checked below
         warnings.simplefilter("ignore", RuntimeWarning)
         result = stats.ttest_ind(a, b, equal_var=False)
@@ -77,6 +76,7 @@ def welch_t(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float
 def welch_from_stats(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float,
                      n_b: int) -> tuple[float, float]:
     """Welch's t and p from summary statistics, e.g. to check a published table."""
+    from scipy import stats
     result = stats.ttest_ind_from_stats(mean_a, sd_a, n_a, mean_b, sd_b, n_b, equal_var=False)
     return float(result.statistic), float(result.pvalue)
 
