@@ -67,9 +67,12 @@ class _Cursor:
         return raw.decode("utf-8", errors="replace")
 
     def skip_strings(self, count: int) -> None:
-        for _ in range(count):
-            (size,) = struct.unpack_from("<Q", self.data, self.pos)
-            self.pos += 8 + size
+        try:
+            for _ in range(count):
+                (size,) = struct.unpack_from("<Q", self.data, self.pos)
+                self.pos += 8 + size
+        except struct.error as exc:
+            raise GGUFFormatError("the file ends inside a string array") from exc
         if self.pos > len(self.data):
             raise GGUFFormatError("the file ends inside a string array")
 

@@ -100,3 +100,15 @@ def test_a_gguf_cut_inside_its_tensor_table_is_refused(tmp_path: Path) -> None:
     cut.write_bytes(data[:end])
     with pytest.raises(GGUFFormatError):
         write_weights_only(cut, tmp_path / "out.gguf")
+
+
+@pytest.mark.parametrize("keep", [0.3, 0.5, 0.7, 0.9])
+def test_a_gguf_cut_anywhere_is_refused_with_the_format_error(tmp_path: Path, keep: float) -> None:
+    source = tmp_path / "full.gguf"
+    _write(source)
+    data = source.read_bytes()
+    table_end = data.index(b"blk.1.ffn_up.weight") + len("blk.1.ffn_up.weight")  # before its dims, type, offset
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(data[:int(table_end * keep)])
+    with pytest.raises(GGUFFormatError):
+        write_weights_only(cut, tmp_path / "out.gguf")
