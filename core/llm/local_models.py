@@ -373,7 +373,14 @@ def _from_gguf(spec: LocalModelSpec, cache_dir: Path) -> Any:
             log.warning("reading %s whole (%s)", gguf.name, exc)
             source = gguf
         with python_output(f"dequantizing {spec.name}"):  # a progress bar and deprecation warnings
-            model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, dtype=torch.float32)
+            try:
+                model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name,
+                                                             dtype=torch.float32)
+            except Exception as exc:  # noqa: BLE001 - a loader that wants the vocabulary after all: the whole file
+                if source == gguf:
+                    raise
+                log.warning("the weights-only copy of %s did not load (%s); reading it whole", gguf.name, exc)
+                model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     model.config._name_or_path = str(gguf.parent)
     # Not a quantized model any more (every tensor is float32): a save_pretrained of it (tests, benchmarks) must not
     # write the GGUF quantizer into config.json, which would make the reload try to quantize again.
