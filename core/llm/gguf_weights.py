@@ -5,8 +5,8 @@ views, and then parses each into Python, twice per load (once for the config, on
 tokens, scores and token types are 1.6 million parts: about 45 of the 63 s a float32 load took on a 2-core AMD EPYC,
 against 4 s of actual dequantizing. The tokenizer is read elsewhere (from its own small cache), so the model load is
 given a copy of the file that holds everything but those arrays, plus `<arch>.vocab_size` (which transformers would
-otherwise count from the tokens): the same header fields, tensor table and tensor bytes, written next to the source
-and deleted after the load.
+otherwise count from the tokens): the same header fields, tensor table and tensor bytes, written into the model
+cache and deleted after the load (`local_models._from_gguf`).
 
 The format (GGUF v2 and v3, little-endian): magic, version (u32), tensor count and metadata count (u64), the
 metadata (key string, value type u32, value), the tensor table (name, dimensions, type, offset relative to the data),

@@ -212,9 +212,12 @@ def _forked_run(request: dict[str, Any]) -> int:
     except BaseException:  # noqa: BLE001 - a run's failure goes to its log; the exit code tells the test
         import traceback
         traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
+    finally:  # never back into the server's loop, whatever happens here
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:  # noqa: BLE001 - a reader gone after the kill: nothing left to tell
+                pass
         os._exit(code)
 
 
