@@ -94,8 +94,8 @@ class _Cursor:
         return None, count
 
 
-def _read_metadata(path: Path) -> tuple[int, int, list[_Entry], int, int]:
-    """(version, tensor count, metadata entries, end of the tensor table, start of the tensor data)."""
+def _read_metadata(path: Path) -> tuple[int, int, list[_Entry], int, int, int]:
+    """(version, tensor count, metadata entries, end of the tensor table, alignment, start of the tensor data)."""
     with path.open("rb") as handle:
         head = handle.read(24)
         if len(head) < 24 or head[:4] != MAGIC:
@@ -128,7 +128,7 @@ def _read_metadata(path: Path) -> tuple[int, int, list[_Entry], int, int]:
     alignment = next((int(e.value) for e in entries if e.key == "general.alignment" and isinstance(e.value, int)),
                      DEFAULT_ALIGNMENT)
     data_start = -(-table_end // alignment) * alignment
-    return version, tensors, entries, table_end, data_start
+    return version, tensors, entries, table_end, alignment, data_start
 
 
 def _string(text: str) -> bytes:
@@ -139,7 +139,7 @@ def _string(text: str) -> bytes:
 def write_weights_only(source: Path, target: Path) -> int:
     """Write `target`: `source` without the tokenizer's metadata arrays, with `<arch>.vocab_size` set from the token
     count where the file lacks it. The number of metadata entries left out."""
-    version, tensors, entries, table_end, data_start = _read_metadata(source)
+    version, tensors, entries, table_end, alignment, data_start = _read_metadata(source)
     arch = next((e.value for e in entries if e.key == "general.architecture" and isinstance(e.value, str)), None)
     if arch is None:
         raise GGUFFormatError(f"{source.name} names no architecture")
@@ -149,8 +149,6 @@ def write_weights_only(source: Path, target: Path) -> int:
     extra = b""
     if tokens is not None and not any(e.key == f"{arch}.vocab_size" for e in entries):
         extra = _string(f"{arch}.vocab_size") + struct.pack("<IQ", UINT64, tokens)
-    alignment = next((int(e.value) for e in entries if e.key == "general.alignment" and isinstance(e.value, int)),
-                     DEFAULT_ALIGNMENT)
     with source.open("rb") as src, target.open("wb") as out:
         out.write(MAGIC + struct.pack("<IQQ", version, tensors, len(kept) + bool(extra)))
         for entry in kept:

@@ -175,8 +175,7 @@ def run_worker(server: WorkerServer, url: str, kill_at: tuple[str, int] | None =
 
     def on_hang() -> None:
         hung.set()
-        with suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+        _kill(pid)
         _unblock(events_path)
 
     timers = [threading.Timer(WORKER_TIMEOUT_S, on_hang)]

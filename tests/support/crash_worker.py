@@ -189,7 +189,9 @@ def _preload(phase: str) -> None:
     opens a database: each forked run opens its own engine."""
     import importlib
     if phase == "graph":
-        sys.modules.setdefault("torch", None)  # type: ignore[arg-type]  # see main()
+        # spaCy's thinc imports torch when it can (seconds per start) though the small CPU pipeline never uses it;
+        # the reference run and every killed run load the same pipeline without it.
+        sys.modules.setdefault("torch", None)  # type: ignore[arg-type]
         from core.nlp import load_spacy
         load_spacy()
     for module in (*PRELOAD[phase], "sqlalchemy.orm", "storage.repository"):
@@ -244,12 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--book", type=Path, default=BOOK)
     args = parser.parse_args(argv)
     kill_at = _parse_kill(args.kill_at)
-    if args.phase == "graph":
-        # spaCy's thinc imports torch when it can (seconds per start) though the small CPU pipeline never uses it;
-        # the reference run and every killed run load the same pipeline without it.
-        sys.modules.setdefault("torch", None)  # type: ignore[arg-type]
-        from core.nlp import load_spacy
-        load_spacy()  # before the clock starts: the model load is not database work
+    # before the clock starts: imports and the model load are not database work (a run forked from the server
+    # finds them done)
+    _preload(args.phase)
     from sqlalchemy.orm import Session
 
     from storage.repository import SqlStore

@@ -81,34 +81,19 @@ def test_what_is_not_a_readable_gguf_is_refused(tmp_path: Path, content: bytes) 
         write_weights_only(source, tmp_path / "out.gguf")
 
 
-def test_a_truncated_gguf_is_refused(tmp_path: Path) -> None:
+def _table_end(data: bytes) -> int:
+    return data.index(b"blk.1.ffn_up.weight") + len("blk.1.ffn_up.weight")  # the last tensor's name, before its dims
+
+
+@pytest.mark.parametrize("cut_at", [lambda d: 200,                        # inside the vocabulary
+                                    lambda d: _table_end(d) - 9,          # inside the tensor table's last name
+                                    *(lambda d, k=k: int(_table_end(d) * k) for k in (0.3, 0.5, 0.7, 0.9))],
+                         ids=["vocabulary", "tensor-table", "0.3", "0.5", "0.7", "0.9"])
+def test_a_gguf_cut_anywhere_is_refused_with_the_format_error(tmp_path: Path, cut_at) -> None:  # noqa: ANN001
     source = tmp_path / "full.gguf"
     _write(source)
     data = source.read_bytes()
     cut = tmp_path / "cut.gguf"
-    cut.write_bytes(data[:200])  # inside the vocabulary
-    with pytest.raises(GGUFFormatError):
-        write_weights_only(cut, tmp_path / "out.gguf")
-
-
-def test_a_gguf_cut_inside_its_tensor_table_is_refused(tmp_path: Path) -> None:
-    source = tmp_path / "full.gguf"
-    _write(source)
-    data = source.read_bytes()
-    end = data.index(b"blk.1.ffn_up.weight") + 10  # the last tensor's name, cut
-    cut = tmp_path / "cut.gguf"
-    cut.write_bytes(data[:end])
-    with pytest.raises(GGUFFormatError):
-        write_weights_only(cut, tmp_path / "out.gguf")
-
-
-@pytest.mark.parametrize("keep", [0.3, 0.5, 0.7, 0.9])
-def test_a_gguf_cut_anywhere_is_refused_with_the_format_error(tmp_path: Path, keep: float) -> None:
-    source = tmp_path / "full.gguf"
-    _write(source)
-    data = source.read_bytes()
-    table_end = data.index(b"blk.1.ffn_up.weight") + len("blk.1.ffn_up.weight")  # before its dims, type, offset
-    cut = tmp_path / "cut.gguf"
-    cut.write_bytes(data[:int(table_end * keep)])
+    cut.write_bytes(data[:cut_at(data)])
     with pytest.raises(GGUFFormatError):
         write_weights_only(cut, tmp_path / "out.gguf")
