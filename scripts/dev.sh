@@ -146,7 +146,9 @@ case "${1:-app}" in
     shift || true
     export FABULA_REQUIRE_POSTGRES=${FABULA_REQUIRE_POSTGRES:-1}  # CI must run, not skip, the PostgreSQL tests
     "$VENV/bin/python" -m mypy  # core/, storage/, views/, cli_commands/, app.py, cli.py (pyproject.toml)
-    exec "$VENV/bin/python" -m pytest "$@" ;;
+    # two workers (pytest-xdist), a test file each at a time: module fixtures (a served app, a built book) stay
+    # one per file; FABULA_TEST_WORKERS=0 runs everything in this process
+    exec "$VENV/bin/python" -m pytest -n "${FABULA_TEST_WORKERS:-2}" --dist loadfile "$@" ;;
   *)
     echo "usage: bash scripts/dev.sh [app|test|setup]" >&2; exit 2 ;;
 esac
