@@ -6,9 +6,13 @@ Established: a full name ("Elizabeth Bennet", "Mr. Darcy") the work uses at leas
   established person only and the new surname to nobody established (a married name, "Jane Bingley", is someone's);
 - it keeps the surname of an established person who alone has it and changes the given name to another given name,
   not a familiar form ("Daniel Gray" for Dorian Gray; "Lizzy Bennet" is Elizabeth's);
-- it is an honorific and a surname one or two letters from an established surname that nobody else has ("Mr.
-  Darcey" for Mr. Darcy; three when the first four letters are kept: "Mr. Bingham" for Mr. Bingley), or one word
-  used once, one letter from a one-word name the book uses often ("Filbey" for Filby): a misspelling.
+- it keeps the surname of an established character who alone has it and puts before it a first word the book never
+  uses alone and never gives anyone else, where the book gave that character another given name ("Hermann Bhaer"
+  for Friedrich Bhaer, known as Mr. Bhaer; not "Father Bhaer", not "Franz Bhaer" when the book has a Franz);
+- it is an honorific and a surname one or two letters from an established surname that nobody else with that
+  honorific has ("Mr. Darcey" for Mr. Darcy; "Mr. Bingham" for Mr. Bingley beside Miss Bingley; three or four
+  when the first four or last five letters are kept: "Mr. Bingham", "Dr. Bernstein" for Dr. Bauerstein), or one
+  word used once, one letter from a one-word name the book uses often ("Filbey" for Filby): a misspelling.
 A nickname or title the book itself uses often enough is established, so it is never a drift; a given name the book
 pairs with SHARED_GIVEN or more surnames besides the established one (the new one included) is many people's
 ("Johann David Goll", "Johann Christian Bock"...).
@@ -85,11 +89,16 @@ def check(states: Sequence[State], entities: Entities, counts: dict[str, int], d
             by_given[g.lower()].add(entities.of_name(n))                        # John Brooke's wife
         if (sn := surname(n)) is not None:
             by_surname[sn].add(entities.of_name(n))
+    by_title: dict[tuple[str | None, str], set[str]] = defaultdict(set)   # (honorific, surname) -> entities
+    for n in established:
+        if (sn := surname(n)) is not None:
+            by_title[(parse_name(n).honorific, sn)].add(entities.of_name(n))
     surnames_of: dict[str, set[str]] = defaultdict(set)    # given name -> every surname the book gives it
     for n, g in given_of.items():
         if g is not None and (sn := surname(n)) is not None:
             surnames_of[g].add(sn)
-    found = [(s, _drift(name, s, established, first, given_of, by_given, by_surname, surnames_of))
+    found = [(s, _drift(name, s, established, first, given_of, by_given, by_surname, surnames_of, by_title)
+              or _new_given(name, s, first, given_of, by_surname, entities, counts))
              for name, s in narrated.items() if counts.get(name, 1) <= RARE and name not in established]
     # one-word names: the name states hold full names only, so a one-word name's first narrated use is any state's
     bare: dict[str, State] = {}        # narrated: where a slip is looked for
@@ -111,8 +120,8 @@ def check(states: Sequence[State], entities: Entities, counts: dict[str, int], d
 
 
 def _drift(name: str, s: State, established: list[str], first: dict[str, State], given_of: dict[str, str | None],
-           by_given: dict[str, set[str]], by_surname: dict[str, set[str]],
-           surnames_of: dict[str, set[str]]) -> tuple[State, float, str] | None:
+           by_given: dict[str, set[str]], by_surname: dict[str, set[str]], surnames_of: dict[str, set[str]],
+           by_title: dict[tuple[str | None, str], set[str]]) -> tuple[State, float, str] | None:
     parts = parse_name(name)
     sn = surname(name)
     if sn is None or len(sn) < 3:
@@ -131,8 +140,8 @@ def _drift(name: str, s: State, established: list[str], first: dict[str, State],
             continue   # "Fred and Frank Vaughn": the sentence names both, so they are two people
         if osn and (sn.rstrip(".") == osn.rstrip(".") or ROMAN.match(sn) or ROMAN.match(osn)):
             continue   # "Lord Henry." is "Lord Henry"; "Henry VIII" is a king, not a surname
-        if osn and (sn == osn + "s" or osn == sn + "s"):
-            continue   # "the Dashwoods", "Mr. Dashwoods's": a plural or a possessive, not another name
+        if osn and (sn in (osn + "s", osn + "es") or osn in (sn + "s", sn + "es")):
+            continue   # "the Dashwoods", "the Miss Lucases": a plural or a possessive, not another name
         if osn is None or osn == sn:
             if given and ogiven and osn == sn and not same_given_name(given, ogiven) and len(by_surname[sn]) == 1 \
                     and not by_given.get(given.lower()):
@@ -142,17 +151,51 @@ def _drift(name: str, s: State, established: list[str], first: dict[str, State],
                 and sn not in by_surname and not parts.honorific and len(surnames_of[given] - {osn}) < SHARED_GIVEN:
             return prior, 0.7, f"{other} is called {name}"
         if (parts.honorific and len(parts.core) == 1 and oparts.honorific == parts.honorific
-                and len(oparts.core) == 1 and sn not in by_surname and len(by_surname[osn]) == 1
-                and sn[0] == osn[0] and len(osn) >= 4 and _similar(sn.lower(), osn.lower())):
+                and len(oparts.core) == 1 and sn not in by_surname and len(by_title[(parts.honorific, osn)]) == 1
+                and sn[0] == osn[0] and len(osn) >= 4 and not is_given_name(sn)
+                and _similar(sn.lower(), osn.lower())):   # "Aunt Mary" is someone else, not "Aunt March" misspelt
             return prior, 0.5, f"{other} is spelt {name}"
     return None
 
 
+def _new_given(name: str, s: State, first: dict[str, State], given_of: dict[str, str | None],
+               by_surname: dict[str, set[str]], entities: Entities,
+               counts: dict[str, int]) -> tuple[State, float, str] | None:
+    """"Hermann Bhaer" for Friedrich Bhaer: the surname is one established character's, the book gave that character
+    another given name, and the new first word is no name of its own in the book (never used alone, never another
+    person's given name) nor a title, kinship or epithet word."""
+    parts = parse_name(name)
+    sn = surname(name)
+    if parts.honorific or len(parts.core) != 2 or sn is None or len(by_surname.get(sn, ())) != 1:
+        return None
+    word = parts.core[0]
+    if not (word.isalpha() and word[:1].isupper() and len(word) >= 3) or word.lower() in NOT_GIVEN \
+            or word in TITLES or counts.get(word, 0) > 0:
+        return None
+    owner = next(iter(by_surname[sn]))
+    if entities.type.get(owner) != "character":
+        return None
+    words = set(s.sentence.replace(",", " ").split())
+    known = []   # the owner's full names with a given name, first used before this one
+    for other, g in given_of.items():
+        if g is None or other == name:
+            continue
+        if same_given_name(g, word):
+            return None   # someone's given name (the owner's own, a familiar form of it, or another person's)
+        if entities.of_name(other) == owner and surname(other) == sn and first[other].at < s.at:
+            known.append(other)
+    if not known or any(given_of[o] in words for o in known):
+        return None       # no given name of the owner yet, or the sentence names both: two people
+    other = min(known, key=lambda o: first[o].at)
+    return first[other], 0.5, f"{other} is called {name}"
+
+
 def _similar(a: str, b: str) -> bool:
-    """One or two letters apart ("Darcey", "Darcy"), or three with the first four letters kept ("Bingham" for
-    Bingley, "Waldheim" for Waldman: the half of a name a writer remembers)."""
+    """One or two letters apart ("Darcey", "Darcy"), or three or four with the first four letters kept or the last
+    five ("Bingham" for Bingley, "Waldheim" for Waldman, "Bernstein" for Bauerstein: the half of a name a writer
+    remembers)."""
     edits = Levenshtein.distance(a, b)
-    return edits <= 2 or (edits == 3 and min(len(a), len(b)) >= 6 and a[:4] == b[:4])
+    return edits <= 2 or (edits <= 4 and min(len(a), len(b)) >= 6 and (a[:4] == b[:4] or a[-5:] == b[-5:]))
 
 
 def _letters(name: str) -> str:

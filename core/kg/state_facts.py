@@ -163,8 +163,14 @@ def _colour(emit: Emit, d: ParsedDoc, sent: Span, noun: Token) -> None:
 
 
 def _description(emit: Emit, d: ParsedDoc, sent: Span, noun: Token, words: frozenset[str]) -> None:
-    """"X, the doctor", "X was a Frenchman", "X, a tall man", "X, a French girl"."""
+    """"X, the doctor", "X was a Frenchman", "X, a tall man", "X, a French girl", and an age: "X, a lad of twelve",
+    "for a girl of fourteen, X looked grown-up"."""
     holder = _holder(d, noun)
+    if holder is None and noun.lower_ in W.PERSON_NOUNS and noun.dep_ == "pobj" and noun.head.lower_ == "for" \
+            and noun.head.dep_ == "prep" and (verb := noun.head.head).pos_ in ("VERB", "AUX") \
+            and (age := _age_of(_prep_object(noun, ("of",)))) and (found := _named(d, _subject(verb))):
+        emit(d, sent, found[0], "attr", "age", str(age), _quoted(d, noun) + verb_cues(verb), found[1])
+        return
     if holder is None or noun.dep_ == "compound" or holder[1][0].startswith("the ") or not (
             noun.is_lower or noun.is_title and noun.lower_ in W.NATIONALITIES):
         return   # "Judge Miller" is a name with a title; "the clerk" a description, not a named person ("a Scotchman")
@@ -227,8 +233,8 @@ def _age(emit: Emit, d: ParsedDoc, sent: Span, num: Token, words: frozenset[str]
                 of is not None and of.lower_ == "age"):
             return
         head = unit.head if unit.head.lower_ == "old" else unit
-    elif any(c.dep_ not in ("punct", "compound", "quantmod") for c in num.children):
-        return
+    elif any(c.dep_ not in ("punct", "compound", "quantmod", "cc", "conj") for c in num.children):
+        return   # ("was sixteen, and very pretty": the age and more)
     if head.dep_ not in ("acomp", "attr") or head.head.lower_ not in BE:
         return
     verb = head.head
@@ -238,8 +244,10 @@ def _age(emit: Emit, d: ParsedDoc, sent: Span, num: Token, words: frozenset[str]
         return
     cues = _quoted(d, num) + verb_cues(verb)
     if words & PAST_WORDS or verb.dep_ in ("advcl", "relcl", "ccomp") or any(
-            c.dep_ in ("advcl", "mark") for c in verb.children):
-        cues.append("past")   # "since he was four", "when she was ten", "the age she was then": no present age
+            c.dep_ == "mark" or c.dep_ == "advcl" and any(m.dep_ == "mark" for m in c.children)
+            for c in verb.children):
+        cues.append("past")   # "since he was four", "she was ten when he died", "the age she was then": no
+        # present age ("was sixteen, being plump and fair" is one)
     emit(d, sent, found[0], "attr", "age", str(age), cues, found[1])
 
 

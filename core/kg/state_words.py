@@ -25,6 +25,11 @@ strangled poison poisoned behead beheaded hang hanged assassinate assassinated b
 DEAD_WORDS = forms("dead lifeless deceased")
 # "the death of X", "X's death", "X's funeral": X is dead by now (a reference back to a death).
 DEATH_NOUNS = forms("death murder suicide funeral burial grave corpse")
+# "X shot himself", "X had hanged herself": a suicide (not "X tried to kill himself": an aim, no death)
+SELF_KILL_VERBS = KILL_VERBS | forms("shoot shot shoots drown drowned drowns hung")
+REFLEXIVES = forms("himself herself themselves itself")
+# "looked dead" says nothing, "looked up" is an act: these still verbs act with a particle or a place
+LOOK_VERBS = forms("look looked looks appear appeared appears")
 # A character vanishing in a passage about a death ("the circle closed as Spitz disappeared from view"): a weak
 # (inferred) death. The passage must speak of death or killing.
 VANISH_VERBS = forms("disappeared vanished sank")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["KINDS", "STATES_VERSION", "StateFact", "chapter_states"]
 
 KINDS = ("act", "dead", "alive", "tie", "attr", "born", "home", "move", "name", "time")
-STATES_VERSION = "states-7"   # stored with each chapter's extraction: chapters read by another version are re-read
+STATES_VERSION = "states-8"   # stored with each chapter's extraction: chapters read by another version are re-read
 ACT_DEPS = frozenset({"nsubj"})
 PRESENT_BE = W.forms("was were is are")
 PRESENT_PREPS = W.forms("at beside near by with")
@@ -80,8 +80,10 @@ class _Reader:
         verb = tok.head
         if name in acted or verb is tok:
             return
-        if (tok.dep_ in ACT_DEPS and verb.pos_ in ("VERB", "AUX") and verb.lower_ not in W.STILL_VERBS
-                and verb.lower_ not in W.DIE_VERBS and not _dying_idiom(verb)):   # dying is a death, not an act
+        if (tok.dep_ in ACT_DEPS and verb.pos_ in ("VERB", "AUX") and (verb.lower_ not in W.STILL_VERBS
+                                                                      or _looks_somewhere(verb))
+                and verb.lower_ not in W.DIE_VERBS and not _dying_idiom(verb)
+                and not _kills_self(verb)):   # dying is a death, not an act
             key = "speaks" if verb.lower_ in _SPEECH else "acts"
         elif tok.dep_ == "dobj" and verb.lower_ in SEEN_VERBS:
             key = "seen"
@@ -106,7 +108,9 @@ class _Reader:
         q = ["quote"] if quoted else []
         if _is_late(d, tok):
             self.add(d, sent, name, "dead", "late", "", q, explicit, 0.9)
-        if dep == "nsubj" and ((verb.lower_ in W.DIE_VERBS and not any(
+        if dep == "nsubj" and _kills_self(verb):
+            self.add(d, sent, name, "dead", "suicide", "", q + verb_cues(verb), explicit)
+        elif dep == "nsubj" and ((verb.lower_ in W.DIE_VERBS and not any(
                 c.dep_ == "prt" and c.lower_ in W.DIE_NOT_PARTICLES for c in verb.children)) or _dying_idiom(verb)):
             self.add(d, sent, name, "dead", "died", "", q + verb_cues(verb), explicit)
         elif (dep == "nsubjpass" and verb.lower_ in W.KILL_VERBS) or (
@@ -154,6 +158,10 @@ _SPEECH = W.forms("said says cried replied answered exclaimed asked added whispe
                    "called laughed sighed smiled declared remarked")
 
 
+_COMMIT = W.forms("commit commits committed committing")
+_GIVE = W.forms("give gives gave given giving")
+
+
 def _dying_idiom(verb: Token) -> bool:
     """"drew her last (breath)", "breathed his last", "passed away", "gave up the ghost": the subject died."""
     if verb.lower_ in W.LAST_BREATH_VERBS:   # "last" the object ("his last", not "the last of the meat"), or
@@ -164,7 +172,26 @@ def _dying_idiom(verb: Token) -> bool:
     if verb.lower_ in W.PASS_AWAY_VERBS:
         return (any(c.lower_ == "away" and c.i == verb.i + 1 for c in verb.children)   # not "passed the salt away"
                 and not any(c.dep_ == "dobj" for c in verb.children))                 # nor "passed away the time"
-    return verb.lemma_ == "give" and "ghost" in words and "up" in words
+    return verb.lower_ in _GIVE and "ghost" in words and "up" in words   # the graph's parse has no lemmas
+
+
+def _kills_self(verb: Token) -> bool:
+    """"shot himself", "had hanged herself", "committed suicide": the subject took its own life (not "tried to kill
+    himself" or "meant to drown himself": an aim under another verb, no death)."""
+    if verb.dep_ == "xcomp":
+        return False
+    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    if verb.lower_ in W.SELF_KILL_VERBS:
+        return any(c.lower_ in W.REFLEXIVES for c in objects)
+    return verb.lower_ in _COMMIT and any(c.lower_ == "suicide" for c in objects)
+
+
+def _looks_somewhere(verb: Token) -> bool:
+    """"looked up", "looked at her", "appeared at the door": an act; "looked pale", "appeared dead" are not."""
+    children = list(verb.children)
+    return verb.lower_ in W.LOOK_VERBS and not any(c.dep_ in ("acomp", "attr", "oprd", "xcomp", "ccomp")
+                                                   for c in children) \
+        and any(c.dep_ in ("prt", "prep") for c in children)
 
 
 def _is_late(d: ParsedDoc, tok: Token) -> bool:
