@@ -252,6 +252,7 @@ def main() -> None:
     ap.add_argument("--no-clean", action="store_true", help="skip the clean-book table (plants only)")
     ap.add_argument("--llm", metavar="PROVIDER:MODEL", help="also have each planted chapter read by this (capable) "
                     "model, core.services.continuity_reading, and report its recall beside the rules'")
+    ap.add_argument("--out", help="results file stem under bench/results (default: continuity[_SPLIT][_llm])")
     args = ap.parse_args()
     files = book_files()
     names = args.books or list(files)
@@ -319,7 +320,7 @@ def main() -> None:
         print(table([result["speed"]]))
     result["machine_at_end"] = {"load_avg": os.getloadavg()[0], **{k: info[k] for k in ("cpu", "cores")}}
     stem = "continuity" if args.split in ("dev", "all") else f"continuity_{args.split}"
-    path = write_results(stem + ("_llm" if args.llm else ""), result)
+    path = write_results(args.out or stem + ("_llm" if args.llm else ""), result)
     print(f"\nwrote {path}")
 
 
