@@ -39,6 +39,7 @@ from typing import Any
 from _common import ROOT, SHARED_DATA, machine, table, write_results
 
 from core.continuity.locate import Locator
+from core.kg.names import normalize_name
 from core.services import continuity_service, kg_service, library
 from storage.repository import SqlStore
 
@@ -122,11 +123,13 @@ def apply_plants(store: SqlStore, work_id: int, plants: list[dict[str, Any]]) ->
 
 
 def _names_of(store: SqlStore, work_id: int, entity: str) -> set[str]:
-    low = entity.lower()
+    """The plant's entity's names in the graph: as written in the plant, or as the graph writes names ("M. Waldman"
+    is "Monsieur Waldman" there, "the Time Traveller" "Time Traveller")."""
+    forms = {entity.lower(), (normalize_name(entity) or entity).lower()}
     for e in store.kg_entities(work_id):
-        if e.label.lower() == low or any(n.name.lower() == low for n in e.names):
+        if e.label.lower() in forms or any(n.name.lower() in forms for n in e.names):
             return {e.label.lower(), *(n.name.lower() for n in e.names)}
-    return {low}
+    return forms
 
 
 def _word_gap(text: str, a: int, b: int) -> int:
