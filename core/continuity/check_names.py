@@ -84,14 +84,12 @@ def check(states: Sequence[State], entities: Entities, counts: dict[str, int], d
     given_of = {n: _given(n, book_given) for n in first}
     by_given: dict[str, set[str]] = defaultdict(set)       # given name -> entities with an established full name
     by_surname: dict[str, set[str]] = defaultdict(set)     # surname -> entities
+    by_title: dict[tuple[str | None, str], set[str]] = defaultdict(set)   # (honorific, surname) -> entities
     for n in established:
         if (g := given_of[n]) is not None and parse_name(n).honorific != "Mrs.":   # "Mrs. John Brooke" is
             by_given[g.lower()].add(entities.of_name(n))                        # John Brooke's wife
         if (sn := surname(n)) is not None:
             by_surname[sn].add(entities.of_name(n))
-    by_title: dict[tuple[str | None, str], set[str]] = defaultdict(set)   # (honorific, surname) -> entities
-    for n in established:
-        if (sn := surname(n)) is not None:
             by_title[(parse_name(n).honorific, sn)].add(entities.of_name(n))
     surnames_of: dict[str, set[str]] = defaultdict(set)    # given name -> every surname the book gives it
     for n, g in given_of.items():

@@ -28,6 +28,8 @@ DEATH_NOUNS = forms("death murder suicide funeral burial grave corpse")
 # "X shot himself", "X had hanged herself": a suicide (not "X tried to kill himself": an aim, no death)
 SELF_KILL_VERBS = KILL_VERBS | forms("shoot shot shoots drown drowned drowns hung")
 REFLEXIVES = forms("himself herself themselves itself")
+COMMIT_VERBS = forms("commit commits committed committing")   # "committed suicide"
+GIVE_VERBS = forms("give gives gave given giving")            # "gave up the ghost" (the parse has no lemmas)
 # "looked dead" says nothing, "looked up" is an act: these still verbs act with a particle or a place
 LOOK_VERBS = forms("look looked looks appear appeared appears")
 # A character vanishing in a passage about a death ("the circle closed as Spitz disappeared from view"): a weak

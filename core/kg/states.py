@@ -158,10 +158,6 @@ _SPEECH = W.forms("said says cried replied answered exclaimed asked added whispe
                    "called laughed sighed smiled declared remarked")
 
 
-_COMMIT = W.forms("commit commits committed committing")
-_GIVE = W.forms("give gives gave given giving")
-
-
 def _dying_idiom(verb: Token) -> bool:
     """"drew her last (breath)", "breathed his last", "passed away", "gave up the ghost": the subject died."""
     if verb.lower_ in W.LAST_BREATH_VERBS:   # "last" the object ("his last", not "the last of the meat"), or
@@ -172,7 +168,7 @@ def _dying_idiom(verb: Token) -> bool:
     if verb.lower_ in W.PASS_AWAY_VERBS:
         return (any(c.lower_ == "away" and c.i == verb.i + 1 for c in verb.children)   # not "passed the salt away"
                 and not any(c.dep_ == "dobj" for c in verb.children))                 # nor "passed away the time"
-    return verb.lower_ in _GIVE and "ghost" in words and "up" in words   # the graph's parse has no lemmas
+    return verb.lower_ in W.GIVE_VERBS and "ghost" in words and "up" in words   # the graph's parse has no lemmas
 
 
 def _kills_self(verb: Token) -> bool:
@@ -183,7 +179,7 @@ def _kills_self(verb: Token) -> bool:
     objects = [c for c in verb.children if c.dep_ == "dobj"]
     if verb.lower_ in W.SELF_KILL_VERBS:
         return any(c.lower_ in W.REFLEXIVES for c in objects)
-    return verb.lower_ in _COMMIT and any(c.lower_ == "suicide" for c in objects)
+    return verb.lower_ in W.COMMIT_VERBS and any(c.lower_ == "suicide" for c in objects)
 
 
 def _looks_somewhere(verb: Token) -> bool:
