@@ -146,10 +146,10 @@ case "${1:-app}" in
     shift || true
     export FABULA_REQUIRE_POSTGRES=${FABULA_REQUIRE_POSTGRES:-1}  # CI must run, not skip, the PostgreSQL tests
     "$VENV/bin/python" -m mypy  # core/, storage/, views/, cli_commands/, app.py, cli.py (pyproject.toml)
-    # FABULA_TEST_WORKERS=2: two pytest-xdist workers, a test file each at a time (module fixtures, a served app or
-    # a built book, stay one per file): 42 min instead of 54 on 2 cores, but one browser test timed out in CI that
-    # way (a starved server), so CI keeps one process until the browser tests wait for a loaded machine
-    exec "$VENV/bin/python" -m pytest -n "${FABULA_TEST_WORKERS:-0}" --dist loadfile "$@" ;;
+    # Two pytest-xdist workers by default (FABULA_TEST_WORKERS=0: one process): a test file each at a time, the
+    # browser tests all on one of them (tests/conftest.py), and every browser wait three times as long
+    # (tests/e2e/conftest.py PATIENCE), since the other worker's model tests share the two cores
+    exec "$VENV/bin/python" -m pytest -n "${FABULA_TEST_WORKERS:-2}" --dist loadfile "$@" ;;
   *)
     echo "usage: bash scripts/dev.sh [app|test|setup]" >&2; exit 2 ;;
 esac

@@ -63,3 +63,21 @@ def shared_path(*parts: str) -> Path:
 
 def novel_path(name: str) -> Path:
     return shared_path("novels", "txt", name)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """Under pytest-xdist's `--dist loadfile` (the test command's two workers), a test file goes to one worker whole,
+    so its module fixtures (a served app, a built book, a loaded model) are made once; and the browser tests, all of
+    tests/e2e, are one unit: one worker runs them file after file while the other takes the rest, so at most one
+    served app and one browser share the two cores with the other worker's tests. (xdist's own `loadgroup` marks do
+    not group on pytest 9: the worker's renamed node ids never reach the scheduler.)"""
+    if config.getoption("dist", "no") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FileOrBrowser(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "tests/e2e" if path.startswith("tests/e2e/") else path
+
+    return FileOrBrowser(config, log)  # type: ignore[arg-type] - xdist's Producer

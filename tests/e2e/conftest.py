@@ -17,8 +17,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = ROOT / "tests" / "e2e" / "screenshots"
+# Every wait's limit is multiplied by PATIENCE: 1 in one pytest process, 3 when pytest-xdist runs another worker
+# beside the browser tests (FABULA_TEST_WORKERS=2): its model and graph tests take one of the two cores, and a server
+# starved by them took more than the 60 s a wait allowed (CI, 2026-11-27). FABULA_E2E_PATIENCE sets it by hand.
+PATIENCE = float(os.environ.get("FABULA_E2E_PATIENCE")
+                 or (3 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 1))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+def patience(limit: float) -> float:
+    """A wait's limit (milliseconds for Playwright, seconds elsewhere) on this run's machine share: see PATIENCE."""
+    return limit * PATIENCE
 
 
 def _free_port() -> int:
@@ -47,7 +57,7 @@ def start_app(tmp: Path, env_extra: dict[str, str] | None = None) -> App:
          "--server.fileWatcherType", "none"],
         cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
+    deadline = time.time() + patience(60)
     while time.time() < deadline:
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
@@ -111,7 +121,7 @@ CONSOLE: dict[int, list[str]] = {}  # id(page) -> what watch_console saw, report
 def page(browser, request):  # noqa: ANN001, ANN201 - playwright Page; screenshot kept when the test fails
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(patience(30_000))
     watch_console(pg)
     yield pg
     report = getattr(request.node, "rep_call", None)
@@ -128,7 +138,7 @@ def module_page(browser):  # noqa: ANN001, ANN201 - one playwright Page for a mo
     # taken by pytest_runtest_makereport below, at the moment it fails
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     pg = context.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(patience(30_000))
     watch_console(pg)
     yield pg
     CONSOLE.pop(id(pg), None)
@@ -163,10 +173,11 @@ def _report_failure(item, report) -> None:  # noqa: ANN001
             report.sections.append(("streamlit log (tail)", running.log.read_text(errors="replace")[-4000:]))
 
 
-def wait_idle(page, timeout: float = 60_000) -> None:  # noqa: ANN001
+def wait_idle(page, timeout: float | None = None) -> None:  # noqa: ANN001
     """Wait until Streamlit has finished the current run (no 'Running...' status widget, and the app's own script
     state, which Streamlit keeps on stApp for tests, is not running: a short run never shows the widget, and until it
     ends, elements of the previous run can still be on the page beside the new ones)."""
+    timeout = patience(60_000) if timeout is None else timeout
     page.wait_for_timeout(300)
     page.wait_for_function(
         """() => !document.querySelector('[data-testid="stStatusWidget"]')
@@ -183,7 +194,7 @@ def open_selectbox(page, label: str):  # noqa: ANN001, ANN201 - playwright Locat
         if box.get_attribute("aria-expanded") != "true":
             box.click()
         try:
-            page.get_by_role("listbox").first.wait_for(timeout=3_000)
+            page.get_by_role("listbox").first.wait_for(timeout=patience(3_000))
             break
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
@@ -191,16 +202,18 @@ def open_selectbox(page, label: str):  # noqa: ANN001, ANN201 - playwright Locat
     return box
 
 
-def wait_for_outcome(page, locator, timeout: float = 300_000) -> None:  # noqa: ANN001
+def wait_for_outcome(page, locator, timeout: float | None = None) -> None:  # noqa: ANN001
     """Wait (long: local models load and run on 2 busy cores) for what a long run shows when it is done, then for the
     run to end."""
+    timeout = patience(300_000) if timeout is None else timeout
     locator.wait_for(state="visible", timeout=timeout)
     wait_idle(page, timeout=timeout)
 
 
-def open_page(page, title: str, timeout: float = 120_000) -> None:  # noqa: ANN001
+def open_page(page, title: str, timeout: float | None = None) -> None:  # noqa: ANN001
     """Go to a page the way a user does: its link in the sidebar (same session, so the selected work is kept); wait
     for the page's title and the end of its run."""
+    timeout = patience(120_000) if timeout is None else timeout
     page.locator('[data-testid="stSidebar"] a').filter(has=page.get_by_text(title, exact=True)).click()
     page.get_by_role("heading", name=title, level=1, exact=True).wait_for(timeout=timeout)
     wait_idle(page, timeout=timeout)
@@ -214,10 +227,11 @@ def no_exception(page) -> None:  # noqa: ANN001
     assert not crashed, crashed
 
 
-def upload(page, files, timeout: float = 60_000) -> None:  # noqa: ANN001 - a path or Playwright file payloads
+def upload(page, files, timeout: float | None = None) -> None:  # noqa: ANN001 - a path or Playwright file payloads
     """Choose file(s) in the page's uploader and wait until the browser has sent them to the server (the file chip
     is shown and its spinner gone). A form submitted while the upload is still on its way can reach the script
     without the file, so tests click a form's button only after this."""
+    timeout = patience(60_000) if timeout is None else timeout
     page.locator("input[type=file]").set_input_files(files)
     page.locator('[data-testid="stFileChip"]').first.wait_for(timeout=timeout)
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')",

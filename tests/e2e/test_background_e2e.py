@@ -25,13 +25,13 @@ import pytest
 from core.domain import JobStatus, NewChapter, WorkKind
 from core.ingest import chunk_text, read_book
 from tests.conftest import shared_missing
-from tests.e2e.conftest import App, no_exception, start_app, stop_app, wait_idle
+from tests.e2e.conftest import App, no_exception, patience, start_app, stop_app, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVELS = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt"
 BUILT = re.compile(r"\d+ entities, \d+ edges, \d+ facts in [\d.]+ s")
 RUNNING = re.compile(r"Building the graph… (\d+) of (\d+) chapters")
-BUILD_TIMEOUT = 300_000
+BUILD_TIMEOUT = patience(300_000)
 LW_CHAPTERS = 47  # all of them
 
 
@@ -79,13 +79,13 @@ def books(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Books]:
 def tab(browser) -> Iterator[Any]:  # noqa: ANN001 - one browser session for the module: its chosen work carries over
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(patience(60_000))
     yield page
     context.close()
 
 
-def _until(predicate: Any, timeout: float = 120, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
+def _until(predicate: Any, timeout: float | None = None, what: str = "") -> Any:
+    deadline = time.monotonic() + (patience(120) if timeout is None else timeout)
     while time.monotonic() < deadline:
         if value := predicate():
             return value
@@ -95,8 +95,8 @@ def _until(predicate: Any, timeout: float = 120, what: str = "") -> Any:
 
 def _go(page, title: str) -> None:  # noqa: ANN001 - by the sidebar's link, as a user does (the session is kept)
     page.locator('[data-testid="stSidebar"] a').filter(has=page.get_by_text(title, exact=True)).first.click()
-    page.get_by_role("heading", name=title, level=1, exact=True).wait_for(timeout=120_000)
-    wait_idle(page, timeout=120_000)
+    page.get_by_role("heading", name=title, level=1, exact=True).wait_for(timeout=patience(120_000))
+    wait_idle(page, timeout=patience(120_000))
 
 
 def _select_work(page, title: str) -> None:  # noqa: ANN001
@@ -113,7 +113,7 @@ def _click_build(page) -> None:  # noqa: ANN001 - the expander is opened when th
 
 def _progress(page) -> tuple[int, int]:  # noqa: ANN001 - (done, total) of the running build as the page shows it
     label = page.get_by_text(RUNNING).first
-    label.wait_for(timeout=60_000)
+    label.wait_for(timeout=patience(60_000))
     done, total = RUNNING.search(label.inner_text()).groups()
     return int(done), int(total)
 
@@ -121,7 +121,7 @@ def _progress(page) -> tuple[int, int]:  # noqa: ANN001 - (done, total) of the r
 def test_stop_ends_the_build_within_one_chapter_and_keeps_what_it_finished(books: Books, tab) -> None:  # noqa: ANN001
     page, work = tab, books.works["Little Women"]
     page.goto(f"{books.app.url}/graph")
-    page.get_by_text("No graph yet").wait_for(timeout=120_000)
+    page.get_by_text("No graph yet").wait_for(timeout=patience(120_000))
     wait_idle(page)
     _click_build(page)
     _until(lambda: books.task(work).get("done", 0) >= 2, what="two chapters built")
@@ -130,12 +130,13 @@ def test_stop_ends_the_build_within_one_chapter_and_keeps_what_it_finished(books
     for _ in range(3):  # a click landing while the fragment redraws can be lost: click again
         stop.click()
         try:
-            _until(lambda: books.task(work).get("stop_requested"), timeout=10, what="the stop request")
+            _until(lambda: books.task(work).get("stop_requested"), timeout=patience(10), what="the stop request")
             break
         except AssertionError:
             continue
     asked_at = books.task(work)["done"]  # chapters finished when the stop request reached the database
-    page.get_by_text(re.compile(rf"Graph build stopped at \d+ of {LW_CHAPTERS} chapters")).wait_for(timeout=120_000)
+    stopped = page.get_by_text(re.compile(rf"Graph build stopped at \d+ of {LW_CHAPTERS} chapters"))
+    stopped.wait_for(timeout=patience(120_000))
     wait_idle(page)
     store = books.store()
     job = store.latest_job(work, "kg_build")
@@ -155,16 +156,16 @@ def test_the_build_runs_on_when_you_leave_and_reload(books: Books, tab, browser)
     first, total = _progress(page)
     assert total == LW_CHAPTERS - stopped.done
     _go(page, "Ask the book")  # leave while it runs ...
-    before = _until(lambda: books.task(work)["done"] > first and books.task(work)["done"], timeout=90,
+    before = _until(lambda: books.task(work)["done"] > first and books.task(work)["done"], timeout=patience(90),
                     what="chapters built while the user is on Ask")
     _go(page, "Graph")  # ... and come back: still running, with its progress, which moves by itself
     assert books.task(work)["status"] == "running"
     shown, _ = _progress(page)
     assert shown >= before
-    _until(lambda: _progress(page)[0] > shown, timeout=60, what="the progress to move without a click")
+    _until(lambda: _progress(page)[0] > shown, timeout=patience(60), what="the progress to move without a click")
     assert page.get_by_text(re.compile(r"(min|minute|h) left")).count() > 0  # the time left, at the measured rate
     page.reload()  # a reload: the page shows the same build
-    wait_idle(page, timeout=120_000)
+    wait_idle(page, timeout=patience(120_000))
     reloaded, _ = _progress(page)
     assert reloaded >= shown
     second = browser.new_context(viewport={"width": 1400, "height": 1000})  # a second tab (its own session)
@@ -192,7 +193,7 @@ def test_two_builds_on_two_works_both_finish(books: Books, tab) -> None:  # noqa
         _click_build(page)
         _progress(page)
         wait_idle(page)
-        _until(lambda: page.get_by_role("button", name="Build graph").is_disabled(), timeout=30,
+        _until(lambda: page.get_by_role("button", name="Build graph").is_disabled(), timeout=patience(30),
                what="Build graph disabled while the work's build runs")  # a second job on the work: no
     page.get_by_text(BUILT).first.wait_for(timeout=BUILD_TIMEOUT)            # Alice's, shown
     wait_idle(page)
@@ -221,10 +222,10 @@ def test_a_build_killed_with_the_server_is_interrupted_and_resumes(tmp_path: Pat
     books = Books(app, {"Wild": work})
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(patience(60_000))
     try:
         page.goto(f"{app.url}/graph")
-        page.get_by_text("No graph yet").wait_for(timeout=120_000)
+        page.get_by_text("No graph yet").wait_for(timeout=patience(120_000))
         wait_idle(page)
         _click_build(page)
         _until(lambda: books.task(work).get("done", 0) >= 1, what="a chapter built")
@@ -239,7 +240,7 @@ def test_a_build_killed_with_the_server_is_interrupted_and_resumes(tmp_path: Pat
         app = start_app(tmp_path, {"FABULA_LLM": "fake:echo"})
         page.goto(f"{app.url}/graph")
         page.get_by_text(f"Graph build was interrupted at {shown} of {chapters} chapters").wait_for(
-            timeout=120_000)
+            timeout=patience(120_000))
         wait_idle(page)
         page.locator(f".st-key-job_resume_{work} button").first.click()
         page.get_by_text(BUILT).first.wait_for(timeout=BUILD_TIMEOUT)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import shared_missing
-from tests.e2e.conftest import SHOTS, no_exception, open_page, wait_idle, watch_console
+from tests.e2e.conftest import SHOTS, no_exception, open_page, patience, wait_idle, watch_console
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "little_women_pg514.txt"
@@ -42,9 +42,9 @@ def _store(module_app):  # noqa: ANN001, ANN202
 
 def _read_at(page, module_app, book, chapter: int) -> None:  # noqa: ANN001
     page.goto(f"{module_app.url}/read?work={book['work']}&chapter={chapter}")
-    page.get_by_role("heading", name="Read", level=1).wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Read", level=1).wait_for(timeout=patience(120_000))
     wait_idle(page)
-    page.locator(".st-key-read_xray_cards").wait_for(timeout=120_000)
+    page.locator(".st-key-read_xray_cards").wait_for(timeout=patience(120_000))
     no_exception(page)
 
 
@@ -77,7 +77,7 @@ def test_mark_the_place_at_chapter_10_and_ask_and_graph_follow_it(module_app, mo
     open_page(page, "Graph")
     no_exception(page)
     slider = page.get_by_role("slider", name="Graph as of chapter")
-    slider.wait_for(timeout=120_000)
+    slider.wait_for(timeout=patience(120_000))
     assert slider.input_value() == "10"
 
 
@@ -95,17 +95,17 @@ def test_move_the_place_to_the_end_and_come_back_a_week_later(module_app, module
     context = browser.new_context(viewport={"width": 1400, "height": 1000})   # a new visit: a new session
     try:
         again = context.new_page()
-        again.set_default_timeout(30_000)
+        again.set_default_timeout(patience(30_000))
         watch_console(again)
         again.goto(f"{module_app.url}/read?work={book['work']}")
         welcome = again.locator(".st-key-read_welcome")
-        welcome.wait_for(timeout=120_000)
+        welcome.wait_for(timeout=patience(120_000))
         assert f"10–{book['last']}" in welcome.inner_text()
         assert book["last_title"] in again.locator('[data-testid="stMain"]').inner_text()   # opened at the place
         welcome.get_by_role("button", name="Previously… (recap)").click()
         wait_idle(again)
         sentences = again.locator(".st-key-read_recap_sentences")
-        sentences.wait_for(timeout=60_000)
+        sentences.wait_for(timeout=patience(60_000))
         no_exception(again)
         text = sentences.inner_text()
         cited = [int(n) for n in re.findall(r"\(chapter (\d+)\)", text)]

@@ -23,7 +23,7 @@ import pytest
 from core.domain import JobStatus, NewChapter, WorkKind
 from core.ingest import chunk_text, read_book
 from tests.conftest import shared_missing
-from tests.e2e.conftest import SHOTS, App, start_app, upload, wait_idle
+from tests.e2e.conftest import SHOTS, App, patience, start_app, upload, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVELS = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt"
@@ -74,7 +74,7 @@ def two(browser, request) -> Iterator[tuple]:  # noqa: ANN001 - two sessions: se
     contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(2)]
     pages = [c.new_page() for c in contexts]
     for p in pages:
-        p.set_default_timeout(60_000)
+        p.set_default_timeout(patience(60_000))
     yield tuple(pages)
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
@@ -112,7 +112,7 @@ def _select(page, label: str, option: str) -> None:  # noqa: ANN001 - a selectbo
     for _ in range(3):
         box.click()
         try:
-            choice.wait_for(timeout=10_000)
+            choice.wait_for(timeout=patience(10_000))
             break
         except Exception:  # noqa: BLE001 - playwright's TimeoutError: the list closed under a rerun
             page.keyboard.press("Escape")
@@ -128,9 +128,9 @@ def _building(page) -> None:  # noqa: ANN001 - click Build (the panel is opened 
 
 
 def _built(page) -> str:  # noqa: ANN001 - the finished build's status label
-    wait_idle(page, timeout=150_000)
+    wait_idle(page, timeout=patience(150_000))
     label = page.locator("[data-testid='stExpander'] summary").filter(has_text=" entities, ").first
-    label.wait_for(timeout=300_000)   # two builds and an import share 2 cores: 60 s was too short on a slow host
+    label.wait_for(timeout=patience(300_000))  # two builds and an import share 2 cores: 60 s was too short
     return label.inner_text()
 
 
@@ -145,7 +145,7 @@ def test_two_sessions_on_different_works_at_once(shared: Shared, two) -> None:  
     b.get_by_text("Import a book").click()
     upload(b, str(NOVELS / "the_legend_of_sleepy_hollow_pg41.txt"))
     b.get_by_role("button", name="Import").click()
-    wait_idle(b, timeout=120_000)
+    wait_idle(b, timeout=patience(120_000))
     b.get_by_text("The Legend of Sleepy Hollow").first.wait_for()
     _go(b, "Graph")  # ... and then builds "Alice"
     _select(b, "Work", "Alice")
@@ -196,7 +196,7 @@ def _save(page) -> None:  # noqa: ANN001
 
 def _wait_for_chapter_stored(app: App, work_id: int, after_job: int, timeout: float = 120) -> None:
     """Until the first kg_build job of `work_id` after `after_job` has stored a chapter: its texts are read by then."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + patience(timeout)
     with sqlite3.connect(app.db_url.removeprefix("sqlite:///")) as db:
         while time.monotonic() < deadline:
             row = db.execute("SELECT done, status FROM jobs WHERE kind = 'kg_build' AND work_id = ? AND id > ? "

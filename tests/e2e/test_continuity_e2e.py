@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_missing
-from tests.e2e.conftest import no_exception, open_page, open_selectbox, wait_idle
+from tests.e2e.conftest import no_exception, open_page, open_selectbox, patience, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "the_call_of_the_wild_pg215.txt"
@@ -60,12 +60,12 @@ def test_the_view_lists_spitz_running_after_his_death_and_intended_survives_a_re
                                                                                       works) -> None:  # noqa: ANN001
     page = module_page
     page.goto(f"{module_app.url}/library")
-    page.get_by_text(TITLE).first.wait_for(timeout=120_000)
+    page.get_by_text(TITLE).first.wait_for(timeout=patience(120_000))
     wait_idle(page)
     open_page(page, "Continuity")
     _choose_work(page, TITLE, works["wild"])
     flag = page.locator('[class*="st-key-continuity_flag_"]').filter(has_text="Spitz ran beside Buck").first
-    flag.wait_for(timeout=60_000)
+    flag.wait_for(timeout=patience(60_000))
     no_exception(page)
     text = flag.inner_text()
     assert "A dead character acts" in text and "Spitz" in text
@@ -80,7 +80,7 @@ def test_the_view_lists_spitz_running_after_his_death_and_intended_survives_a_re
     kg_service.build_graph(store, works["wild"], force=True)   # a rebuild: every chapter read and checked again
     store.engine.dispose()
     page.reload()
-    page.get_by_role("heading", name="Continuity", level=1).wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Continuity", level=1).wait_for(timeout=patience(60_000))
     wait_idle(page)
     no_exception(page)
     assert page.locator('[class*="st-key-continuity_flag_"]').filter(has_text="Spitz ran beside Buck").count() == 0
@@ -98,7 +98,7 @@ def test_a_draft_that_contradicts_chapter_one_shows_the_conflict_before_it_is_sa
     area.press("Control+Enter")
     wait_idle(page)
     box = page.locator(".st-key-write_continuity")
-    box.wait_for(timeout=120_000)
+    box.wait_for(timeout=patience(120_000))
     no_exception(page)
     text = box.inner_text()
     assert "1 conflict" in text and "Old Tom" in text and "contradicts chapter 1" in text

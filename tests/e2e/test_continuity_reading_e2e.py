@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import no_exception, open_selectbox, start_app, stop_app, wait_idle
+from tests.e2e.conftest import no_exception, open_selectbox, patience, start_app, stop_app, wait_idle
 from tests.support.continuity_farm import BOOK, FOUND
 from tests.support.llm_server import LLMServer, Reply
 
@@ -33,7 +33,7 @@ def test_a_chapter_read_by_the_configured_model_shows_only_what_the_book_holds(t
         context = browser.new_context(viewport={"width": 1400, "height": 1400})
         try:
             page = context.new_page()
-            page.set_default_timeout(60_000)
+            page.set_default_timeout(patience(60_000))
             page.goto(f"{app.url}/continuity")
             page.get_by_role("heading", name="Continuity", level=1).wait_for()
             wait_idle(page)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.conftest import App, no_exception, open_page, start_app, stop_app, wait_idle
+from tests.e2e.conftest import App, no_exception, open_page, patience, start_app, stop_app, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 TITLES = {"Home", "Library", "Read", "Graph", "Ask the book", "Summaries", "Write", "Retention", "Settings"}
@@ -32,7 +32,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
 def tab(browser, fresh: App):  # noqa: ANN001, ANN201 - one playwright Page: the first visit, then the tests after it
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     pg = context.new_page()
-    pg.set_default_timeout(60_000)
+    pg.set_default_timeout(patience(60_000))
     pg.add_init_script(RECORD_MENU)
     yield pg
     context.close()
@@ -61,7 +61,7 @@ def _main_scroll(page) -> float:  # noqa: ANN001
 
 def test_first_visit_menu_titles_and_home(fresh: App, tab) -> None:  # noqa: ANN001
     tab.goto(fresh.url)
-    tab.get_by_role("heading", name="Fabula", level=1).wait_for(timeout=120_000)
+    tab.get_by_role("heading", name="Fabula", level=1).wait_for(timeout=patience(120_000))
     wait_idle(tab)
     no_exception(tab)
     seen = set(tab.evaluate("Array.from(window.__menu)"))
@@ -103,8 +103,8 @@ def test_show_in_reader_scrolls_to_the_passage(tab) -> None:  # noqa: ANN001
     tab.get_by_role("radio", name="rag").check(force=True)
     tab.get_by_role("button", name="Ask").click()
     # the first question embeds the sample's passages with MiniLM (a minute on two busy cores)
-    tab.get_by_role("heading", name="Answer", level=3).wait_for(timeout=300_000)
-    wait_idle(tab, timeout=300_000)
+    tab.get_by_role("heading", name="Answer", level=3).wait_for(timeout=patience(300_000))
+    wait_idle(tab, timeout=patience(300_000))
     buttons = tab.get_by_role("button", name="Show in reader")
     assert buttons.count() >= 1
     buttons.last.click()  # the least likely to sit at a chapter's start

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_missing
-from tests.e2e.conftest import no_exception, open_page, open_selectbox, upload, wait_for_outcome, wait_idle
+from tests.e2e.conftest import no_exception, open_page, open_selectbox, patience, upload, wait_for_outcome, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "the_call_of_the_wild_pg215.txt"
@@ -91,13 +91,13 @@ def test_import_a_novel(module_app, module_page) -> None:  # noqa: ANN001
         pytest.skip(shared_missing(NOVEL))
     page = module_page
     page.goto(f"{module_app.url}/library")
-    page.get_by_text("A Christmas Carol").first.wait_for(timeout=120_000)  # the sample book, seeded on first start
+    page.get_by_text("A Christmas Carol").first.wait_for(timeout=patience(120_000))  # the sample, seeded on first start
     wait_idle(page)
     page.get_by_text("Import a book").click()
     upload(page, str(NOVEL))
     page.get_by_role("button", name="Import").click()
     done = page.get_by_text(re.compile(r"Imported “The Call of the Wild”: (\d+) chapters, ([\d,]+) words"))
-    wait_for_outcome(page, done, timeout=120_000)
+    wait_for_outcome(page, done, timeout=patience(120_000))
     chapters, words = re.search(r"(\d+) chapters, ([\d,]+) words", done.inner_text()).groups()
     assert int(chapters) == 7 and int(words.replace(",", "")) > 25_000
     page.get_by_text(TITLE, exact=True).first.wait_for()  # listed with its stats and id

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_missing
-from tests.e2e.conftest import SHOTS, no_exception, open_page, open_selectbox, wait_idle
+from tests.e2e.conftest import SHOTS, no_exception, open_page, open_selectbox, patience, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "the_call_of_the_wild_pg215.txt"
@@ -46,13 +46,13 @@ def wild(module_app) -> int:  # noqa: ANN001
 def graph_page(module_app, module_page, wild: int):  # noqa: ANN001, ANN201 - the Graph page showing the novel
     page = module_page
     page.goto(f"{module_app.url}/library")
-    page.get_by_text(TITLE).first.wait_for(timeout=120_000)  # listed in the library (no sample: it is not empty)
+    page.get_by_text(TITLE).first.wait_for(timeout=patience(120_000))  # in the library (no sample: it is not empty)
     wait_idle(page)
     open_page(page, "Graph")
     box = page.get_by_role("combobox", name="Work")
     if not box.input_value().startswith(TITLE):
         _choose(page, "Work", f"{TITLE} (#{wild})")
-    page.get_by_role("slider", name="Graph as of chapter").wait_for(timeout=120_000)
+    page.get_by_role("slider", name="Graph as of chapter").wait_for(timeout=patience(120_000))
     wait_idle(page)
     return page
 
@@ -136,7 +136,7 @@ def test_a_click_on_thornton_opens_his_details(graph_page) -> None:  # noqa: ANN
     box = frame.frame_element().bounding_box()
     assert box is not None
     page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
-    page.get_by_role("heading", name=thornton["label"], level=3, exact=True).wait_for(timeout=30_000)
+    page.get_by_role("heading", name=thornton["label"], level=3, exact=True).wait_for(timeout=patience(30_000))
     wait_idle(page)
     assert page.get_by_role("combobox", name="Entity details").input_value() == thornton["label"]
     caption = page.get_by_text(re.compile(r"· first appears in chapter (\d+) · (\d+) mentions")).first

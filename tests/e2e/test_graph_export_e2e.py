@@ -8,7 +8,7 @@ import pytest
 
 from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
-from tests.e2e.conftest import no_exception, open_selectbox, start_app, stop_app, wait_idle
+from tests.e2e.conftest import no_exception, open_selectbox, patience, start_app, stop_app, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 TEXTS = ["Anna Grey walked to the harbour with Thomas Reed. Thomas Reed gave Anna Grey a letter from London.",
@@ -28,7 +28,7 @@ def _download(page) -> tuple[str, str]:  # noqa: ANN001 - (file name, first char
     wait_idle(page)
     for attempt in range(3):
         try:
-            with page.expect_download(timeout=20_000) as done:
+            with page.expect_download(timeout=patience(20_000)) as done:
                 page.locator('[data-testid="stDownloadButton"] button').last.click()
             break
         except PlaywrightTimeout:
@@ -52,7 +52,7 @@ def test_the_export_box_and_the_download_agree_after_switching_work(tmp_path: Pa
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     try:
         page = context.new_page()
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(patience(60_000))
         page.goto(f"{app.url}/graph")
         page.get_by_role("heading", name="Graph", level=1).wait_for()
         wait_idle(page)

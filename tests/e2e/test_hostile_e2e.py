@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import App, start_app, upload, wait_idle
+from tests.e2e.conftest import App, patience, start_app, upload, wait_idle
 from tests.support.hostile import HOSTILE, load_manifest
 from tests.support.llm_server import refused_url
 
@@ -27,7 +27,7 @@ MANIFEST = load_manifest()
 FLAG = MANIFEST["flag"]
 IMG_NAME = next(name for name in MANIFEST["files"] if name.startswith("<img"))
 LINK_NAME = "[click me](javascript:alert(1)).epub"
-BUILD_TIMEOUT = 240_000  # ms: spaCy loads in the app process on two shared cores
+BUILD_TIMEOUT = patience(240_000)  # ms: spaCy loads in the app process on two shared cores
 # Elements and attributes that only a book's markup could have put on a page.
 INJECTED = ('img[src="x"], svg[onload], iframe[src^="javascript" i], a[href^="javascript" i], [onerror], [onload], '
             "[onmouseover], [onclick], [onfocus], [ontoggle], [autofocus]")
@@ -50,8 +50,8 @@ def canary_app(tmp_path: Path) -> Iterator[tuple[App, list[str]]]:
 def _open(page, title: str) -> None:  # noqa: ANN001
     """A page through its sidebar link, as a user goes (the session, and so the selected work, is kept)."""
     page.locator('[data-testid="stSidebar"] a').filter(has_text=title).first.click()
-    page.get_by_role("heading", name=title, level=1).wait_for(timeout=120_000)
-    wait_idle(page, timeout=120_000)
+    page.get_by_role("heading", name=title, level=1).wait_for(timeout=patience(120_000))
+    wait_idle(page, timeout=patience(120_000))
 
 
 def _upload(page, name: str, data: bytes, outcome: str) -> None:  # noqa: ANN001
@@ -61,8 +61,8 @@ def _upload(page, name: str, data: bytes, outcome: str) -> None:  # noqa: ANN001
     mime = "application/epub+zip" if name.endswith(".epub") else "text/plain"
     upload(page, [{"name": name, "mimeType": mime, "buffer": data}])
     page.get_by_role("button", name="Import").click()
-    wait_idle(page, timeout=120_000)
-    page.get_by_text(outcome).first.wait_for(timeout=60_000)
+    wait_idle(page, timeout=patience(120_000))
+    page.get_by_text(outcome).first.wait_for(timeout=patience(60_000))
 
 
 def _pick_work(page, label: str, fragment: str) -> None:  # noqa: ANN001
@@ -70,7 +70,7 @@ def _pick_work(page, label: str, fragment: str) -> None:  # noqa: ANN001
     box.click()
     box.fill(fragment)
     page.get_by_role("option").filter(has_text=fragment).first.click()
-    wait_idle(page, timeout=120_000)
+    wait_idle(page, timeout=patience(120_000))
 
 
 def _assert_nothing_ran(page, dialogs: list[str]) -> None:  # noqa: ANN001
@@ -97,8 +97,8 @@ def test_hostile_books_run_no_script_and_show_no_key(canary_app, page) -> None: 
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(f"{app.url}/library")
-    page.get_by_text("A Christmas Carol").first.wait_for(timeout=120_000)
-    wait_idle(page, timeout=120_000)
+    page.get_by_text("A Christmas Carol").first.wait_for(timeout=patience(120_000))
+    wait_idle(page, timeout=patience(120_000))
 
     _upload(page, LINK_NAME, b"not a zip " * 100, "nothing was saved")
     page.get_by_text("is not a valid EPUB").first.wait_for(state="attached")  # inside the collapsed status

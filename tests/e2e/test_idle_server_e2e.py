@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, _free_port, wait_idle
+from tests.e2e.conftest import ROOT, _free_port, patience, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 WINDOW_S = 60
@@ -63,7 +63,7 @@ def test_an_idle_server_uses_no_cpu_and_writes_no_log_while_its_folder_churns(tm
                 time.sleep(0.5)
         page = context.new_page()
         page.goto(url)  # a tab stays open: the session, its script's modules and any watcher are live
-        page.get_by_role("heading", name="Fabula", level=1).wait_for(timeout=60_000)
+        page.get_by_role("heading", name="Fabula", level=1).wait_for(timeout=patience(60_000))
         wait_idle(page)
         time.sleep(3)
         churn.mkdir(parents=True)

@@ -14,7 +14,7 @@ import pytest
 
 from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
-from tests.e2e.conftest import App, no_exception, open_page, start_app, stop_app, wait_idle
+from tests.e2e.conftest import App, no_exception, open_page, patience, start_app, stop_app, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 TEXT = ("Marley was dead, to begin with. Scrooge signed the register of his burial, and Scrooge's name was good "
@@ -41,7 +41,7 @@ def kid_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
 
 def test_a_kid_continuation_shows_progress_and_stops_keeping_its_text(kid_app: App, page) -> None:  # noqa: ANN001
     page.goto(kid_app.url)
-    page.get_by_role("heading", name="Fabula", level=1).wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Fabula", level=1).wait_for(timeout=patience(120_000))
     wait_idle(page)
     open_page(page, "Write")
     page.get_by_role("heading", name="Continue from the cursor").wait_for()
@@ -66,7 +66,7 @@ def test_a_kid_continuation_shows_progress_and_stops_keeping_its_text(kid_app: A
     page.get_by_role("button", name="Stop").click()
 
     stopped = page.get_by_text(re.compile(rf"Stopped after (\d+) of {ASKED} tokens: what was written is kept"))
-    stopped.first.wait_for(timeout=120_000)
+    stopped.first.wait_for(timeout=patience(120_000))
     wait_idle(page)
     kept = int(re.search(r"Stopped after (\d+)", stopped.first.inner_text()).group(1))
     assert done <= kept < ASKED
@@ -78,7 +78,7 @@ def test_a_kid_continuation_shows_progress_and_stops_keeping_its_text(kid_app: A
     no_exception(page)
 
     page.reload()   # a new session on the same page: the result waits in the work
-    page.get_by_role("heading", name="Write", level=1).wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Write", level=1).wait_for(timeout=patience(120_000))
     wait_idle(page)
     page.locator(".kid-overlay").first.wait_for()
     assert page.locator(".kid-overlay").first.inner_text().strip() == text

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import App, no_exception, open_selectbox, start_app, stop_app, wait_idle
+from tests.e2e.conftest import App, no_exception, open_selectbox, patience, start_app, stop_app, wait_idle
 from tests.support.llm_server import LLMServer, Reply
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -40,7 +40,7 @@ def settings_app(stubs: tuple[LLMServer, LLMServer], tmp_path_factory: pytest.Te
 
 def _open_settings(page, app: App) -> None:  # noqa: ANN001
     page.goto(f"{app.url}/settings")
-    page.get_by_role("heading", name="Settings", level=1, exact=True).wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Settings", level=1, exact=True).wait_for(timeout=patience(120_000))
     wait_idle(page)
 
 
@@ -52,7 +52,7 @@ def test_a_running_ollama_is_detected_and_its_models_listed(page, settings_app: 
     main.get_by_text("is running at").first.wait_for()
     assert f"{ollama.url.split('//')[1]}" in main.get_by_text("is running at").first.inner_text()
     for model in ("llama3.2:latest", "qwen3:8b"):  # drawn just after the line above: wait, not a snapshot (flaked)
-        main.get_by_role("button", name=f"Use {model}").wait_for(timeout=30_000)
+        main.get_by_role("button", name=f"Use {model}").wait_for(timeout=patience(30_000))
     assert main.get_by_role("button", name="Use nomic-embed-text:latest").count() == 0  # an embedding model
     assert any(r.path == "/api/tags" for r in ollama.requests)
 
@@ -85,7 +85,7 @@ def test_a_key_typed_in_the_page_reaches_the_server_and_nowhere_else(page, setti
     main.get_by_role("textbox", name="Model", exact=True).fill("stub-model")
     main.get_by_role("textbox", name="Model", exact=True).press("Tab")
     main.get_by_role("button", name="Test and save").click()
-    main.get_by_text("answered in").first.wait_for(timeout=60_000)
+    main.get_by_text("answered in").first.wait_for(timeout=patience(60_000))
     wait_idle(page)
     no_exception(page)
 

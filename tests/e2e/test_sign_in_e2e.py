@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, SHOTS, no_exception, start_app, stop_app, upload, wait_idle, watch_console
+from tests.e2e.conftest import (
+    ROOT, SHOTS, no_exception, patience, start_app, stop_app, upload, wait_idle, watch_console)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -55,7 +56,7 @@ def _shot(page, name: str) -> None:  # noqa: ANN001
 def _sign_in(browser, url: str, user: str):  # noqa: ANN001, ANN202 - a Playwright page signed in as `user`
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(patience(60_000))
     watch_console(page)
     page.goto(url)
     page.get_by_role("button", name="Sign in").click()
@@ -75,7 +76,7 @@ def _cli(app, secrets: Path, *args: str) -> subprocess.CompletedProcess[str]:  #
     env = {**os.environ, "FABULA_DB_URL": app.db_url, "FABULA_SECRETS_FILE": str(secrets), "FABULA_LLM": "fake:echo"}
     env.pop("FABULA_USER", None)
     return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=patience(120))
 
 
 def _work_id(app, title: str) -> int:  # noqa: ANN001
@@ -177,8 +178,8 @@ def test_two_users_a_read_only_share_and_no_way_round_it(signed_app, browser) ->
     _goto(bob, f"{app.url}/ask")
     bob.get_by_label("Question").fill("Where did Anna walk?")
     bob.get_by_role("button", name="Ask").click()
-    bob.get_by_role("heading", name="Answer").wait_for(timeout=120_000)
-    wait_idle(bob, timeout=120_000)
+    bob.get_by_role("heading", name="Answer").wait_for(timeout=patience(120_000))
+    wait_idle(bob, timeout=patience(120_000))
     no_exception(bob)
     _shot(bob, "8_bob_asks")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import SHOTS, App, no_exception, start_app, stop_app, wait_idle
+from tests.e2e.conftest import SHOTS, App, no_exception, patience, start_app, stop_app, wait_idle
 from tests.support.llm_server import LLMServer, Reply
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -64,7 +64,7 @@ def test_plan_write_pin_rewrite_and_see_the_manuscript(desk, page) -> None:  # n
     from storage.repository import SqlStore
     store = SqlStore.from_url(app.db_url)
     page.goto(f"{app.url}/write")
-    page.get_by_role("heading", name="Write", level=1).wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Write", level=1).wait_for(timeout=patience(120_000))
     wait_idle(page)
     if not page.get_by_role("button", name="Start", exact=True).is_visible():
         page.get_by_text("Start a story", exact=True).click()
@@ -72,7 +72,7 @@ def test_plan_write_pin_rewrite_and_see_the_manuscript(desk, page) -> None:  # n
     page.get_by_role("spinbutton", name="At most chapters").fill("3")
     wait_idle(page)   # the boxes' reruns end before Start is clicked (a click during one was lost under load)
     page.get_by_role("button", name="Start", exact=True).click()
-    page.get_by_text(f"Started “{TITLE}”").wait_for(timeout=120_000)
+    page.get_by_text(f"Started “{TITLE}”").wait_for(timeout=patience(120_000))
     wait_idle(page)
     work = next(w for w in store.list_works() if w.title == TITLE)
 
@@ -80,7 +80,7 @@ def test_plan_write_pin_rewrite_and_see_the_manuscript(desk, page) -> None:  # n
     page.get_by_text("Write a chapter yourself").click()
     _type(page, "Chapter", ONE)
     page.get_by_role("button", name="Save my chapter").click()
-    page.locator(".st-key-desk_ms_rows").get_by_text("accepted").first.wait_for(timeout=120_000)
+    page.locator(".st-key-desk_ms_rows").get_by_text("accepted").first.wait_for(timeout=patience(120_000))
     wait_idle(page)
     no_exception(page)
 
@@ -96,12 +96,13 @@ def test_plan_write_pin_rewrite_and_see_the_manuscript(desk, page) -> None:  # n
     assert store.plan_get(work.id, 2).beats == ("The egg cracks", BEAT)
     server.default = Reply(TWO + "\nSTORY STATUS: CONTINUE")
     page.get_by_role("button", name="Generate next chapter").click()
-    page.get_by_role("textbox", name="Draft (edit before accepting)").wait_for(timeout=120_000)
+    page.get_by_role("textbox", name="Draft (edit before accepting)").wait_for(timeout=patience(120_000))
     wait_idle(page)
     assert any(BEAT in b and "PLAN FOR THIS CHAPTER" in b for b in _bodies(server)), "the beat reached the writer"
     server.default = Reply(GRAPH)
     page.get_by_role("button", name="Accept chapter").click()
-    page.get_by_role("textbox", name="Draft (edit before accepting)").wait_for(state="detached", timeout=120_000)
+    page.get_by_role("textbox", name="Draft (edit before accepting)").wait_for(state="detached",
+                                                                             timeout=patience(120_000))
     wait_idle(page)
     assert [c.index for c in store.list_chapters(work.id)] == [1, 2]
 
@@ -125,7 +126,7 @@ def test_plan_write_pin_rewrite_and_see_the_manuscript(desk, page) -> None:  # n
     server.default = Reply(SHORTER)
     page.get_by_role("button", name="Ask for the rewrite").click()
     new = page.get_by_role("textbox", name="New (edit it before keeping)")
-    new.wait_for(timeout=120_000)
+    new.wait_for(timeout=patience(120_000))
     wait_idle(page)
     assert new.input_value() == SHORTER
     new.scroll_into_view_if_needed()
