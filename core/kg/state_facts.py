@@ -3,11 +3,13 @@
 Patterns, with the parse the small English model gives them:
 - ties: "Jane, Elizabeth's sister" (appos + poss), "his sister Jane" (poss + appos), "Jane was the sister of
   Elizabeth" (copula + of), "X married Y", "X was married to Y";
-- attributes: "her blue eyes", "X had blue eyes", "X's hair was red" (eyes and hair colour), "X was tall", "X, a tall
-  man" (height), "X was sixteen", "X, a girl of fifteen", "X, aged twenty" (age), "X was a doctor", "X, the lawyer"
-  (profession), "X was French", "X, a Frenchman" (nationality);
-- homes: "X was born in P", "X, a native of P" (birthplace), "X lived at P", "X's house in P", "X of P" (home),
-  "X moved to P", "X left P", "X went to P" (a move, or a visit: either makes a new home no contradiction).
+- attributes: "her blue eyes", "X had blue eyes", "X's hair was red", "his gold hair" (eyes and hair colour), "X was
+  tall", "X, a tall man", "his little figure", "Short as he was" (height), "X was sixteen", "X, a girl of fifteen",
+  "X, aged twenty" (age), "X was a doctor", "X, the lawyer" (profession), "X was French", "X, a Frenchman"
+  (nationality);
+- homes: "X was born in P", "X, a native of P", "X's native P" (birthplace), "X lived at P", "X lived at a house in
+  P", "X's house in P", "X's house on the edge of P", "X of P" (home), "X moved to P", "X left P", "X went to P" (a
+  move, or a visit: either makes a new home no contradiction).
 """
 from __future__ import annotations
 
@@ -44,6 +46,8 @@ def _place(d: ParsedDoc, tok: Token | None) -> str | None:
     """A named place: the mention at `tok`, else its run of proper nouns ("New York"); None for "a cottage"."""
     if tok is None:
         return None
+    if tok.lower_ in W.PLACE_PART_NOUNS and (part_of := _prep_object(tok, ("of",))) is not None:
+        tok = part_of   # "on the edge of Hampstead Heath", "on the banks of the Thames"
     found = d.name(tok)
     if found is not None:
         return found[0]
@@ -94,6 +98,8 @@ def read_token(emit: Emit, d: ParsedDoc, sent: Span, tok: Token, words: frozense
         _description(emit, d, sent, tok, words)
     elif low in W.HEIGHTS:
         _copula_adjective(emit, d, sent, tok)
+    elif low in W.FIGURE_NOUNS:
+        _figure(emit, d, sent, tok)
     elif low == "born" or low == "native":
         _birth(emit, d, sent, tok)
     elif low in W.LIVE_VERBS or low in W.HOME_NOUNS:
@@ -150,7 +156,7 @@ def _colour(emit: Emit, d: ParsedDoc, sent: Span, noun: Token) -> None:
             owner = held[1]
     if owner is None:
         return
-    colours = [c.lower_ for c in noun.children if c.dep_ == "amod" and c.lower_ in table]
+    colours = [c.lower_ for c in noun.children if c.dep_ in ("amod", "compound") and c.lower_ in table]
     if not colours and noun.dep_ == "nsubj" and noun.head.lower_ in BE:
         colours = [c.lower_ for c in noun.head.children if c.dep_ == "acomp" and c.lower_ in table]
     classes = {table[c] for c in colours}
@@ -196,8 +202,20 @@ def _description(emit: Emit, d: ParsedDoc, sent: Span, noun: Token, words: froze
 
 
 def _copula_adjective(emit: Emit, d: ParsedDoc, sent: Span, adj: Token) -> None:
-    """"X was tall" (no "too", no "short of breath")."""
-    if adj.lower_ not in W.HEIGHTS or adj.dep_ != "acomp" or adj.head.lower_ not in BE:
+    """"X was tall" (no "too", no "short of breath"); "Short and round as he was, ..." (the concessive "as")."""
+    if adj.lower_ not in W.HEIGHTS:
+        return
+    if adj.dep_ != "acomp":
+        for part in (adj, *(c for c in adj.children if c.dep_ == "conj")):
+            for verb in part.children:
+                if verb.lower_ in BE and verb.dep_ == "advcl" and any(
+                        c.dep_ == "mark" and c.lower_ == "as" for c in verb.children) and (
+                        found := _named(d, _subject(verb))):
+                    cues = [c for c in verb_cues(verb) if c not in ("belief", "memory")]   # the clause it heads
+                    emit(d, sent, found[0], "attr", "height", W.HEIGHTS[adj.lower_], _quoted(d, adj) + cues, found[1])
+                    return
+        return
+    if adj.head.lower_ not in BE:
         return
     if any(c.dep_ in ("prep", "advmod", "conj") for c in adj.children):
         return
@@ -205,6 +223,14 @@ def _copula_adjective(emit: Emit, d: ParsedDoc, sent: Span, adj: Token) -> None:
     if found:
         emit(d, sent, found[0], "attr", "height", W.HEIGHTS[adj.lower_], _quoted(d, adj) + verb_cues(adj.head),
              found[1])
+
+
+def _figure(emit: Emit, d: ParsedDoc, sent: Span, noun: Token) -> None:
+    """"his tall figure", "her little, slight frame": the possessor's height."""
+    owner = _named(d, _child(noun, "poss"))
+    heights = {W.FIGURE_HEIGHTS[c.lower_] for c in noun.children if c.dep_ == "amod" and c.lower_ in W.FIGURE_HEIGHTS}
+    if owner is not None and len(heights) == 1:
+        emit(d, sent, owner[0], "attr", "height", heights.pop(), _quoted(d, noun), owner[1])
 
 
 def _age_of(tok: Token | None) -> int | None:
@@ -252,8 +278,10 @@ def _age(emit: Emit, d: ParsedDoc, sent: Span, num: Token, words: frozenset[str]
 
 
 def _birth(emit: Emit, d: ParsedDoc, sent: Span, tok: Token) -> None:
-    """"X was born in P", "X, born at P", "X was a native of P"."""
-    if tok.lower_ == "born":
+    """"X was born in P", "X, born at P", "X was a native of P", "his native Vermont"."""
+    if tok.lower_ == "native" and tok.dep_ == "amod":
+        found, place = _named(d, _child(tok.head, "poss")), _place(d, tok.head)
+    elif tok.lower_ == "born":
         found = _named(d, tok.head if tok.dep_ == "acl" else _subject(tok))
         place = _place(d, _prep_object(tok, ("in", "at")))
     else:
@@ -267,11 +295,14 @@ def _birth(emit: Emit, d: ParsedDoc, sent: Span, tok: Token) -> None:
 def _home(emit: Emit, d: ParsedDoc, sent: Span, tok: Token) -> None:
     """"X lived at P", "X's house in P", "X's estate, P"."""
     if tok.lower_ in W.LIVE_VERBS:
-        found, place = _named(d, _subject(tok)), _place(d, _prep_object(tok, ("in", "at")))
+        found, where = _named(d, _subject(tok)), _prep_object(tok, ("in", "at"))
+        place = _place(d, where)
+        if place is None and where is not None and where.lower_ in W.HOME_NOUNS:   # "at a big house in P"
+            place = _place(d, _prep_object(where, ("in", "at", "near", "on")))
         cue_verb = tok
     else:
         found = _named(d, _child(tok, "poss"))
-        place = _place(d, _prep_object(tok, ("in", "at", "of")) or _child(tok, "appos"))
+        place = _place(d, _prep_object(tok, ("in", "at", "of", "on", "near")) or _child(tok, "appos"))
         cue_verb = tok.head
     cues = _quoted(d, tok) + verb_cues(cue_verb)
     if tok.lower_ in W.HOME_NOUNS:

@@ -85,6 +85,9 @@ HAIR_COLOURS: dict[str, str] = {
     "grey": "grey", "gray": "grey", "white": "grey", "silver": "grey", "grizzled": "grey",
 }
 HEIGHTS: dict[str, str] = {"tall": "tall", "short": "short", "lanky": "tall", "towering": "tall"}
+FIGURE_NOUNS = forms("figure frame stature")   # "his tall figure", "her little frame": a height
+FIGURE_HEIGHTS: dict[str, str] = {**HEIGHTS, "little": "short", "small": "short", "diminutive": "short",
+                                  "tiny": "short", "giant": "tall", "gigantic": "tall"}
 PROFESSIONS = forms("""doctor physician surgeon lawyer attorney solicitor barrister clergyman vicar rector curate priest
 parson minister soldier sailor merchant banker clerk teacher schoolmaster schoolmistress governess nurse cook butler
 coachman gardener farmer blacksmith carpenter tailor painter artist writer poet novelist actor actress detective judge
@@ -121,5 +124,8 @@ MOVE_VERBS = forms("""moved moves move removed settled settles emigrated returne
 left leave leaves came sailed travelled traveled journeyed retired""")
 RELOCATE_VERBS = forms("moved moves removed settled settles emigrated fled retired")   # a move, wherever to
 HOME_NOUNS = forms("home house estate seat residence cottage manor farm lodgings")
+# "on the edge of P", "on the banks of P": the place is the one after "of"
+PLACE_PART_NOUNS = forms("edge edges outskirts side banks bank shore shores borders border heart centre center "
+                         "middle foot top end corner")
 BIRTH_WORDS = forms("born")
 NATIVE_WORDS = forms("native")

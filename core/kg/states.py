@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from core.kg import state_facts
 from core.kg import state_words as W
+from core.kg.names import ADDRESS_WORDS, HONORIFICS, LEADING_NOISE
 from core.kg.state_base import PRONOUN_CONFIDENCE, ParsedDoc, StateFact, sentence_cues, sentence_words, verb_cues
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["KINDS", "STATES_VERSION", "StateFact", "chapter_states"]
 
 KINDS = ("act", "dead", "alive", "tie", "attr", "born", "home", "move", "name", "time")
-STATES_VERSION = "states-8"   # stored with each chapter's extraction: chapters read by another version are re-read
+STATES_VERSION = "states-9"   # stored with each chapter's extraction: chapters read by another version are re-read
 ACT_DEPS = frozenset({"nsubj"})
 PRESENT_BE = W.forms("was were is are")
 PRESENT_PREPS = W.forms("at beside near by with")
@@ -68,9 +69,10 @@ class _Reader:
                 quoted = d.depth[tok.i] > 0
                 self.acts(d, sent, tok, name, explicit, quoted, base, acted)
                 self.deaths(d, sent, tok, name, explicit, quoted)
-                if explicit and " " in name and name not in self.seen_names and d.types.get(name) == "character":
-                    self.seen_names.add(name)
-                    self.add(d, sent, name, "name", "", name, ["quote"] if quoted else [])
+                full = _with_first_word(d, tok, name) if explicit else name
+                if explicit and " " in full and full not in self.seen_names and d.types.get(name) == "character":
+                    self.seen_names.add(full)
+                    self.add(d, sent, full, "name", "", full, ["quote"] if quoted else [])
             state_facts.read_token(self.add, d, sent, tok, words)
         self.time_passing(d, sent, words)
 
@@ -156,6 +158,22 @@ class _Reader:
 
 _SPEECH = W.forms("said says cried replied answered exclaimed asked added whispered shouted muttered murmured "
                    "called laughed sighed smiled declared remarked")
+
+
+def _with_first_word(d: ParsedDoc, tok: Token, name: str) -> str:
+    """The name as written when the model's mention left out a capitalised first word the parse joins to it
+    ("Heinrich Bhaer" is tagged "Bhaer"): that word and the name; else the name."""
+    if " " in name or tok.i == 0 or tok.text != name:
+        return name
+    first = tok.doc[tok.i - 1]
+    if first.dep_ != "compound" or first.head.i != tok.i or first.pos_ != "PROPN" or not first.is_title \
+            or not first.is_alpha or d.name(first) is not None:
+        return name
+    low = first.lower_
+    if low in HONORIFICS or low in ADDRESS_WORDS or low in LEADING_NOISE or low in W.PROFESSIONS \
+            or low in W.TIES or low in W.NATIONALITIES:
+        return name
+    return f"{first.text} {name}"
 
 
 def _dying_idiom(verb: Token) -> bool:

@@ -215,6 +215,26 @@ def test_an_eye_colour_in_a_pluperfect_clause_is_still_the_eyes_colour(flags_of)
     assert kinds(flags_of(first, later)) == [("attribute", "Time Traveller", 2)]
 
 
+
+def test_a_colour_the_parse_calls_a_noun_and_a_height_told_by_the_figure(flags_of):
+    """"his crisp gold hair" ("gold" a compound noun in the parse) is a hair colour; "his little, spare figure" a
+    height, as is "Short and round as he was" (the concessive "as"), against "a tall man"; "his tall figure" agrees."""
+    first = "Dorian Gray stood up. He was wonderfully handsome, with his frank blue eyes, his crisp gold hair."
+    dorian = (("Dorian Gray", "Gray"),)   # the model tags "Gray" in the first sentence: one character
+    assert kinds(flags_of(first, "Dorian Gray's black hair fell across his forehead.", characters=dorian)) == [
+        ("attribute", "Dorian Gray", 2)]
+    assert kinds(flags_of(first, "Dorian Gray's golden hair shone in the lamplight.", characters=dorian)) == []
+    tall = "Mr. Collins was a tall, heavy-looking young man of five-and-twenty. Mr. Collins bowed."
+    assert kinds(flags_of(tall, "Mr. Collins came in. His little, spare figure was never more conspicuous.")) == [
+        ("attribute", "Mr. Collins", 2)]
+    assert kinds(flags_of(tall, "Mr. Collins came in. His tall figure filled the doorway.")) == []
+    ichabod = "Ichabod Crane was tall, but exceedingly lank. Ichabod Crane taught school."
+    assert kinds(flags_of(ichabod, "Ichabod Crane rode on. Short and round as he was, he seemed to shrink into the "
+                                   "saddle.")) == [("attribute", "Ichabod Crane", 2)]
+    assert kinds(flags_of(ichabod, "Ichabod Crane rode on. Tall as he was, he seemed to shrink into the saddle.")) \
+        == []
+
+
 # ---- names ---------------------------------------------------------------------------------------------------------
 
 CONTEXT = ("Elizabeth Bennet walked to Netherfield. Elizabeth Bennet arrived with muddy boots. "
@@ -331,6 +351,19 @@ def test_a_new_first_word_before_a_characters_surname_is_a_drift(flags_of):
                               characters=(bhaer, "Jo", "Franz"))) == [], other
 
 
+def test_a_first_word_the_model_left_out_of_the_name_is_read_with_it(flags_of):
+    """The model tags only "Bhaer" in "Heinrich Bhaer had sat ...": the parse joins "Heinrich" to it, so the name
+    read is "Heinrich Bhaer", a drift from Friedrich; "Professor Bhaer" (a title) stays Mr. Bhaer."""
+    bhaer = ("Mr. Bhaer", "Friedrich Bhaer", "Professor Bhaer")
+    context = ("Mr. Bhaer came in. Mr. Bhaer sat down by the fire. Jo liked Mr. Bhaer. Friedrich Bhaer was his "
+               "name, and Friedrich Bhaer signed it so. The children loved Friedrich Bhaer.")
+    counts = {"Mr. Bhaer": 3, "Friedrich Bhaer": 3, "Heinrich Bhaer": 1, "Bhaer": 1}
+    later = "Heinrich Bhaer had sat at many kind firesides in his wandering life."
+    assert kinds(flags_of(context, later, counts=counts, characters=(bhaer, "Jo"))) == [("name", "Mr. Bhaer", 2)]
+    assert kinds(flags_of(context, "Professor Bhaer had sat at many kind firesides in his wandering life.",
+                          counts=counts, characters=(bhaer, "Jo"))) == []
+
+
 def test_a_titled_surname_half_remembered_from_either_end(flags_of):
     """"Dr. Bernstein" keeps the last five letters of Dr. Bauerstein's name; "Mr. Bingham" is a slip for Mr. Bingley
     though Miss Bingley shares the surname: the honorific says whom it means."""
@@ -367,6 +400,22 @@ def test_a_birthplace_that_changes_is_flagged(flags_of):
     flags = flags_of("Ichabod Crane was born in Connecticut, where his father kept a farm.",
                      "Ichabod Crane was born in Virginia, and he never forgot it.")
     assert kinds(flags) == [("home", "Ichabod Crane", 2)]
+
+
+def test_a_home_in_a_house_in_a_place_at_the_edge_of_one_and_a_native_place(flags_of):
+    """"lived at a big house in P" and "his house on the edge of P" are homes in P; "his native P" a birthplace."""
+    buck = "Buck lived at a big house in the sun-kissed Santa Clara Valley. Buck was happy."
+    assert kinds(flags_of(buck, "Buck lived at a small farm in the Sacramento Valley, far from any town.")) == [
+        ("home", "Buck", 2)]
+    assert kinds(flags_of(buck, "Buck lived at a big house in the Santa Clara Valley, and ruled it.")) == []
+    traveller = "The Time Traveller lived in Richmond. The Time Traveller smiled."
+    assert kinds(flags_of(traveller, "The Time Traveller's house on the edge of Hampstead Heath was dark.")) == [
+        ("home", "Time Traveller", 2)]
+    assert kinds(flags_of(traveller, "The Time Traveller's house on the edge of Richmond was dark.")) == []
+    native = "Ichabod Crane was a native of Connecticut. Ichabod Crane taught school."
+    assert kinds(flags_of(native, "Ichabod Crane rode home. Ichabod Crane's native Vermont was far away.")) == [
+        ("home", "Ichabod Crane", 2)]
+    assert kinds(flags_of(native, "Ichabod Crane rode home. Ichabod Crane's native Connecticut was far away.")) == []
 
 
 def test_a_home_that_changes_without_a_move_is_flagged_but_a_legitimate_move_is_not(flags_of):
