@@ -2,6 +2,7 @@
 
 - Eye and hair colour compare by class (blue and grey eyes are both light; "dark" and "black" hair are one); hair
   may go grey or white with the years.
+- Either side may be read through a pronoun, both too ("He was tall" / "Short as he was").
 - Height: tall against short. Nationality: one against another (a "French-Canadian" is either).
 - Profession: a new one is a contradiction unless the sentence says it changed ("became", "retired", "former") or the
   book gives the person several (each stated more than once).
@@ -67,7 +68,7 @@ def check(facts: Sequence[State], label: str, times: Sequence[State], entities: 
         for i, new in enumerate(stated):
             prior = next((p for p in reversed(stated[:i]) if p.sentence != new.sentence
                           and _conflicts(key, p, new, times)), None)
-            if prior is None or "pronoun" in new.cues and "pronoun" in prior.cues:
+            if prior is None:
                 continue
             if values.count(_class(key, new.value)) > RECURRING and key != "age":
                 continue

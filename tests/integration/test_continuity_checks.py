@@ -233,6 +233,10 @@ def test_a_colour_the_parse_calls_a_noun_and_a_height_told_by_the_figure(flags_o
                                    "saddle.")) == [("attribute", "Ichabod Crane", 2)]
     assert kinds(flags_of(ichabod, "Ichabod Crane rode on. Tall as he was, he seemed to shrink into the saddle.")) \
         == []
+    # both read through a pronoun: still flagged (the clean books showed no false alarm from it, 2026-11-28)
+    assert kinds(flags_of("Ichabod Crane taught school. He was tall, but exceedingly lank.",
+                          "Ichabod Crane rode on. Short and round as he was, he seemed to shrink into the saddle.")) \
+        == [("attribute", "Ichabod Crane", 2)]
 
 
 # ---- names ---------------------------------------------------------------------------------------------------------
