@@ -1,6 +1,6 @@
 """A chapter read for contradictions by a capable language model: the prompt and what is kept of the reply.
 
-The rule-based checks (core.continuity.checks) compare facts stated in plain patterns; blind tests found 4 of 80
+The rule-based checks (core.continuity.checks) compare facts stated in plain patterns; blind tests found 5 of 100
 novelist-style slips with them (bench/README.md, "Continuity"), because a slip is usually written as a description,
 a role or a measure ("the little white terrier" for a huge black dog). A capable model reads those. It gets the
 established states of the chapter's people (core.continuity.summary), the earlier passages that introduce and

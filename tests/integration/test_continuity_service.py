@@ -159,7 +159,7 @@ def test_cli_prints_one_json_object_a_line_and_exits_zero(tmp_path, monkeypatch)
     assert out.returncode == 0 and out.stdout.strip() == ""
     out = cli("continuity", "1", "--chapter", "3")    # the plain listing: an empty one says what it does not prove
     assert out.returncode == 0 and out.stdout.startswith("No continuity flags.")
-    assert "no proof of consistency" in out.stdout and "found 4" in out.stdout
+    assert "no proof of consistency" in out.stdout and "found 5" in out.stdout
 
 
 def test_cli_has_a_chapter_read_by_a_capable_model_through_its_api(tmp_path) -> None:  # noqa: ANN001
