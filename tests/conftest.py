@@ -65,6 +65,7 @@ def novel_path(name: str) -> Path:
     return shared_path("novels", "txt", name)
 
 
+@pytest.hookimpl(optionalhook=True)   # a hook of pytest-xdist: pytest without the plugin must not reject it
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """Under pytest-xdist's `--dist loadfile` (the test command's two workers), a test file goes to one worker whole,
     so its module fixtures (a served app, a built book, a loaded model) are made once; and the browser tests, all of
