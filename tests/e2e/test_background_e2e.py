@@ -106,9 +106,22 @@ def _select_work(page, title: str) -> None:  # noqa: ANN001
 
 
 def _click_build(page) -> None:  # noqa: ANN001 - the expander is opened when the graph is up to date (closed)
-    if not page.get_by_role("button", name="Build graph").is_visible():
-        page.get_by_text("Build or update the graph").first.click()
-    page.get_by_role("button", name="Build graph").click()
+    """Click Build graph, opening its expander when the button is hidden. On a loaded machine the page can redraw
+    between a look and a click (CI, 2026-11-28: the button was first inert under a rerun, then hidden for the rest of
+    a 180 s click): look again and retry, rather than wait on one stale look."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    button = page.get_by_role("button", name="Build graph")
+    deadline = time.monotonic() + patience(120)
+    while True:
+        try:
+            if not button.is_visible():
+                page.get_by_text("Build or update the graph").first.click(timeout=patience(10_000))
+            button.click(timeout=patience(10_000))
+            return
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
+            wait_idle(page)
 
 
 def _progress(page) -> tuple[int, int]:  # noqa: ANN001 - (done, total) of the running build as the page shows it
