@@ -100,7 +100,7 @@ def read_token(emit: Emit, d: ParsedDoc, sent: Span, tok: Token, words: frozense
         _copula_adjective(emit, d, sent, tok)
     elif low in W.FIGURE_NOUNS:
         _figure(emit, d, sent, tok)
-    elif low == "born" or low == "native":
+    elif low in W.BIRTH_WORDS or low in W.NATIVE_WORDS:
         _birth(emit, d, sent, tok)
     elif low in W.LIVE_VERBS or low in W.HOME_NOUNS:
         _home(emit, d, sent, tok)
@@ -206,14 +206,10 @@ def _copula_adjective(emit: Emit, d: ParsedDoc, sent: Span, adj: Token) -> None:
     if adj.lower_ not in W.HEIGHTS:
         return
     if adj.dep_ != "acomp":
-        for part in (adj, *(c for c in adj.children if c.dep_ == "conj")):
-            for verb in part.children:
-                if verb.lower_ in BE and verb.dep_ == "advcl" and any(
-                        c.dep_ == "mark" and c.lower_ == "as" for c in verb.children) and (
-                        found := _named(d, _subject(verb))):
-                    cues = [c for c in verb_cues(verb) if c not in ("belief", "memory")]   # the clause it heads
-                    emit(d, sent, found[0], "attr", "height", W.HEIGHTS[adj.lower_], _quoted(d, adj) + cues, found[1])
-                    return
+        if (held := _concessive(d, adj)) is not None:
+            verb, (name, explicit) = held
+            cues = [c for c in verb_cues(verb) if c not in ("belief", "memory")]   # the clause it heads
+            emit(d, sent, name, "attr", "height", W.HEIGHTS[adj.lower_], _quoted(d, adj) + cues, explicit)
         return
     if adj.head.lower_ not in BE:
         return
@@ -223,6 +219,17 @@ def _copula_adjective(emit: Emit, d: ParsedDoc, sent: Span, adj: Token) -> None:
     if found:
         emit(d, sent, found[0], "attr", "height", W.HEIGHTS[adj.lower_], _quoted(d, adj) + verb_cues(adj.head),
              found[1])
+
+
+def _concessive(d: ParsedDoc, adj: Token) -> tuple[Token, tuple[str, bool]] | None:
+    """"Short (and round) as he was": the "as ... was" clause under the adjective or its conjunct, and its subject."""
+    for part in (adj, *(c for c in adj.children if c.dep_ == "conj")):
+        for verb in part.children:
+            if verb.lower_ in BE and verb.dep_ == "advcl" and any(
+                    c.dep_ == "mark" and c.lower_ == "as" for c in verb.children) and (
+                    found := _named(d, _subject(verb))):
+                return verb, found
+    return None
 
 
 def _figure(emit: Emit, d: ParsedDoc, sent: Span, noun: Token) -> None:
