@@ -145,11 +145,24 @@ case "${1:-app}" in
     setup_postgres
     shift || true
     export FABULA_REQUIRE_POSTGRES=${FABULA_REQUIRE_POSTGRES:-1}  # CI must run, not skip, the PostgreSQL tests
-    "$VENV/bin/python" -m mypy  # core/, storage/, views/, cli_commands/, app.py, cli.py (pyproject.toml)
+    # The type check (core/, storage/, views/, cli_commands/, app.py, cli.py: pyproject.toml) runs beside the tests
+    # (a cold mypy takes about 2 minutes of one core); its report is printed after them and either failing fails.
+    mypy_log=$(mktemp)
+    "$VENV/bin/python" -m mypy >"$mypy_log" 2>&1 &
+    mypy_pid=$!
     # Two pytest-xdist workers by default (FABULA_TEST_WORKERS=0: one process): a test file each at a time, the
     # browser tests all on one of them (tests/conftest.py), and every browser wait three times as long
     # (tests/e2e/conftest.py PATIENCE), since the other worker's model tests share the two cores
-    exec "$VENV/bin/python" -m pytest -n "${FABULA_TEST_WORKERS:-2}" --dist loadfile "$@" ;;
+    tests_rc=0
+    "$VENV/bin/python" -m pytest -n "${FABULA_TEST_WORKERS:-2}" --dist loadfile "$@" || tests_rc=$?
+    mypy_rc=0
+    wait "$mypy_pid" || mypy_rc=$?
+    echo "==> mypy"
+    cat "$mypy_log"
+    rm -f "$mypy_log"
+    [ "$mypy_rc" = 0 ] || echo "error: the type check failed (above)" >&2
+    [ "$tests_rc" = 0 ] || exit "$tests_rc"
+    exit "$mypy_rc" ;;
   *)
     echo "usage: bash scripts/dev.sh [app|test|setup]" >&2; exit 2 ;;
 esac

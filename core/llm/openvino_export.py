@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.filelock import file_lock
 from core.quiet import python_output
 
 log = logging.getLogger(__name__)
@@ -64,7 +65,9 @@ def model_xml(name: str, cache_dir: Path) -> Path:
     target = export_dir(name, cache_dir)
     if is_exported(name, cache_dir):
         return target / "model.xml"
-    with _lock:
+    # One export at a time, here and in other processes of this machine (the app's server, a CLI worker, a second
+    # test worker): the second waits for the first's export (a minute or more of both cores) and then finds it.
+    with _lock, file_lock(target.parent / f".{name}.lock"):
         if not is_exported(name, cache_dir):
             _export(name, Path(cache_dir), target)
     return target / "model.xml"

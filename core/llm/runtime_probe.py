@@ -35,6 +35,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from core.filelock import file_lock
+
 log = logging.getLogger(__name__)
 
 PROBE_VERSION = 2  # 2: OpenVINO's probe also chooses the arithmetic (bf16 or f32)
@@ -166,7 +168,9 @@ def verdict(runtime: str, model: str, cache_dir: Path) -> Verdict:
     found = known(runtime, model)
     if found is not None:
         return found
-    with _lock:
+    # One probe at a time in this process, and of this runtime and model on this machine: a second process waits for
+    # the first's verdict instead of testing again beside it.
+    with _lock, file_lock(probe_dir() / f".{runtime.replace('.', '')}-{model}.lock"):
         found = known(runtime, model)
         if found is None:
             digest = key(runtime, model)

@@ -26,14 +26,13 @@ import re
 import stat
 import tempfile
 import tomllib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from core.config import Settings, get_settings
+from core.filelock import file_lock
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +195,7 @@ def remove(provider: str, settings: Settings | None = None) -> bool:
 
 def _update(file: Path, change: Any) -> None:
     file.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(file.parent):
+    with file_lock(file.parent):  # flock of the folder, as before
         data = change(_read(file))
         if not data:
             file.unlink(missing_ok=True)
@@ -234,23 +233,6 @@ def _write_atomically(file: Path, text: str) -> None:
         pass
     finally:
         os.close(dir_fd)
-
-
-@contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """An exclusive lock on the folder (flock: per open file, so threads of one process wait for each other too)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not Linux/macOS: no cross-process lock
-        yield
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def _value(value: Any) -> str:
