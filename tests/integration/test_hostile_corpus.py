@@ -26,7 +26,7 @@ from core.kg.export import FORMATS
 from core.services import kg_service, kg_views, library, write_service
 from core.viz import _vis_script
 from storage.repository import SqlStore
-from tests.support.hostile import (CORPUS_TOOLS, HOSTILE, PAYLOAD_MARKERS, ROOT, assert_csv_neutral,
+from tests.support.hostile import (CORPUS_TOOLS, HOSTILE, PAYLOAD_MARKERS, ROOT, SHARED, assert_csv_neutral,
                                    assert_graph_html_inert, assert_markdown_inert, assert_xhtml_inert,
                                    control_characters, import_in_child, load_manifest)
 
@@ -91,7 +91,7 @@ def test_hostile_file_is_rejected_cleanly_or_imported_safely(store: SqlStore, db
     expect = FILES[name]
     _baseline(store)
     before = store.table_counts()
-    bound = expect.get("seconds", SECONDS)
+    bound = expect.get("seconds", SECONDS) * SHARED
     outcome = import_in_child(db_url, name, _data(name), timeout=bound * 3 + 20)
     assert outcome.kind in ("imported", "rejected"), f"{name}: {outcome.kind}: {outcome.message}"
     assert outcome.seconds <= bound, f"{name} took {outcome.seconds:.1f} s (bound {bound} s)"

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import multiprocessing
+import os
 import re
 import resource
 import time
@@ -65,6 +66,13 @@ def _child(db_url: str, filename: str, data: bytes, conn: Any) -> None:
     peak_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - start_rss) / 1024  # KiB on Linux
     conn.send((*result, seconds, peak_mb))
     conn.close()
+
+
+# The time bounds below are for a process that has the machine's cores to itself; under the test command's two
+# pytest-xdist workers the other worker (model tests, a browser and a served app) takes one of the two cores, and
+# many_headings.epub (5 s alone) took 10.1 s there against its 10 s bound (CI, 2026-11-28). Bounds are multiplied by
+# SHARED: 2 under more than one worker, else 1.
+SHARED = 2.0 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 1.0
 
 
 def import_in_child(db_url: str, filename: str, data: bytes, timeout: float) -> Outcome:
