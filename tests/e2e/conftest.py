@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.workers import beside_other_workers
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = ROOT / "tests" / "e2e" / "screenshots"
@@ -21,7 +23,7 @@ SHOTS = ROOT / "tests" / "e2e" / "screenshots"
 # beside the browser tests (FABULA_TEST_WORKERS=2): its model and graph tests take one of the two cores, and a server
 # starved by them took more than the 60 s a wait allowed (CI, 2026-11-27). FABULA_E2E_PATIENCE sets it by hand.
 PATIENCE = float(os.environ.get("FABULA_E2E_PATIENCE")
-                 or (3 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 1))
+                 or (3 if beside_other_workers() else 1))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 

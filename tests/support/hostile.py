@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import multiprocessing
-import os
 import re
 import resource
 import time
@@ -17,6 +16,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+
+from tests.support.workers import beside_other_workers
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
@@ -72,7 +73,7 @@ def _child(db_url: str, filename: str, data: bytes, conn: Any) -> None:
 # pytest-xdist workers the other worker (model tests, a browser and a served app) takes one of the two cores, and
 # many_headings.epub (5 s alone) took 10.1 s there against its 10 s bound (CI, 2026-11-28). Bounds are multiplied by
 # SHARED: 2 under more than one worker, else 1.
-SHARED = 2.0 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 1.0
+SHARED = 2.0 if beside_other_workers() else 1.0
 
 
 def import_in_child(db_url: str, filename: str, data: bytes, timeout: float) -> Outcome:
