@@ -128,6 +128,18 @@ def prior_gender(name: str) -> str | None:
     return None
 
 
+# The Sun, the Moon, the planets and the best-known moons and asteroids: places in a story ("on Venus", "back to
+# Earth"), whatever a chapter's NER labels said of a one-word name (the small spaCy model often calls them people).
+CELESTIAL_BODIES = frozenset("""Sun Moon Mercury Venus Earth Mars Jupiter Saturn Uranus Neptune Pluto Luna Terra
+Callisto Ganymede Io Europa Titan Triton Phobos Deimos Ceres Vesta Pallas Juno""".split())
+
+
+def is_celestial_body(name: str) -> bool:
+    """"Venus", "Callisto", "Earth": one word, no honorific, in CELESTIAL_BODIES."""
+    parts = parse_name(name)
+    return not parts.honorific and len(parts.core) == 1 and parts.core[0] in CELESTIAL_BODIES
+
+
 def is_place_name(name: str) -> bool:
     """A place by its shape: a place word at the end ("Queen Charlotte Sound", "Santa Clara Valley") or the start
     ("Lake Bennett", "Mount Vesuvius"), or one word ending in "land" that is no first name ("Sunland", "Northland";

@@ -22,6 +22,10 @@ Proposed links, strongest first; core.kg.resolve still applies every merge guard
            Bench", "Esquimaux" ~ "Esquimau"), never a family ("the Bennets" is not Mr. Bennet: a surname of someone's
            full name, or a first name, is left alone) and never a name with an honorific.
 - short:   a place's familiar short form, from a small list ("Frisco" ~ "San Francisco"), when both occur.
+- demonym: a people and the adjective formed from its name ("Moors" ~ "Moorish", "Arabs" ~ "Arabic"), never a
+           person's name or a family (nor a "-man" noun: "the Frenchman" of a story is one man).
+- place:   also a political unit "of" a place ("Empire of Morocco" ~ "Morocco"; never "Gulf of Mexico" ~ "Mexico").
+- name:    also a first name after an epithet ("Tiny Tim" ~ "Tim").
 
 The first-name and surname links (name, nickname, surname) are for people: a name the text types as a place, a
 group or a thing ("Africa", "Asia", "Yukon", "Dyea") never joins a longer name by its first or last word ("North
@@ -72,6 +76,13 @@ FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", 
 MAN_TITLES = frozenset({"Mr.", "Sir", "Lord", "Dr.", "Professor", "Rev.", "Colonel", "Captain", "Major", "General",
                         "Lieutenant", "Sergeant", "Admiral", "Inspector", "Master", "Monsieur", "Uncle"})
 # Familiar short forms of places (the alias evidence of a nickname, for places): short -> full.
+# A political unit "of" a place is that place ("the Empire of Morocco", "the City of London"); a sea, gulf or bay
+# "of" a place is not ("the Gulf of Mexico").
+POLITY_WORDS = frozenset({"empire", "kingdom", "city", "republic", "state", "province", "county", "duchy",
+                          "principality", "town", "isle", "island", "colony", "territory", "sultanate"})
+# Epithets before a first name that make a byname of it ("Tiny Tim" is the Tim of the book, "Little Nell" its Nell).
+EPITHETS = frozenset({"Tiny", "Little", "Big", "Fat", "Long", "Lame", "Poor", "Honest", "Black", "Red", "Wee", "Mad",
+                      "Lazy", "Handsome", "Bold"})
 PLACE_SHORT_FORMS = {"Frisco": "San Francisco", "Philly": "Philadelphia", "Chi": "Chicago", "Brum": "Birmingham",
                      "Frisco Bay": "San Francisco Bay", "Noo Yawk": "New York", "Gotham": "New York"}
 PERSON_KINDS = (None, "character")   # kind_of values a person's name can have (None: no evidence yet)
@@ -95,8 +106,10 @@ class Proposal:
 
 
 class _Index:
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], first: dict[str, int] | None = None) -> None:
         self.names = set(names)
+        self.family_first: dict[str, int] = {}   # surname -> the first chapter any name carrying it was seen
+        self.by_epithet: dict[str, list[str]] = defaultdict(list)     # "Tim" -> ["Tiny Tim"]
         self.by_first: dict[str, list[str]] = defaultdict(list)       # first core word of multi-word names
         self.by_surname: dict[str, list[str]] = defaultdict(list)     # surname of multi-word names
         self.hon_single: dict[str, list[str]] = defaultdict(list)     # core word of honorific + one word
@@ -106,6 +119,12 @@ class _Index:
             parts = parse_name(name)
             if len(parts.core) >= 2 and "of" in parts.core:
                 continue  # "King of Bohemia", "Ghost of Christmas Past": no first name or surname to share
+            family = surname(name) if len(parts.core) >= 2 else parts.core[0] if parts.honorific else None
+            if family and first is not None:
+                self.family_first[family] = min(self.family_first.get(family, first[name]), first[name])
+            if (len(parts.core) == 2 and not parts.honorific and parts.core[0] in EPITHETS
+                    and is_given_name(parts.core[1])):
+                self.by_epithet[parts.core[1]].append(name)
             if len(parts.core) >= 2:
                 self.by_first[parts.core[0]].append(name)
                 self.by_surname[surname(name) or ""].append(name)
@@ -129,7 +148,7 @@ def propose_links(first: dict[str, int], totals: Counter[str], find: Callable[[s
     """Links among all names seen so far, in a fixed order (so a replay is deterministic). `kind_of`: the type the
     text gives a name so far (None: no evidence), which keeps the people's rules to people."""
     names = sorted(first)
-    index = _Index(names)
+    index = _Index(names, first)
     out: list[Proposal] = []
     for name in names:
         out.extend(_title_links(name, index, find, first, totals, guards))
@@ -185,7 +204,7 @@ def _title_links(name: str, index: _Index, find: Callable[[str], str], first: di
             out.append(Proposal(name, target, "title"))
     elif not parts.honorific and len(parts.core) >= 2:
         given = parts.core[0]
-        if given in index.names and _is_stale(given, name, first, totals, guards):
+        if given in index.names and _is_stale(given, name, first, totals, guards, index):
             return out  # "Amy Curtis" arrives long after "Amy": "Miss Amy" is more likely the old Amy
         titled = [n for n in index.hon_single.get(given, []) if parse_name(n).honorific in FIRST_NAME_TITLES]
         target = _unique(titled, find, name)
@@ -212,8 +231,11 @@ def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: 
             return []  # "Miss Bennet" is the eldest daughter, "Miss Elizabeth Bennet" a younger one
         forms = [f for f in forms if parse_name(f).honorific == parts.honorific]
     target = _unique(forms, find, name)
-    if target and not parts.honorific and first[name] - first[target] > guards.stale_gap:
-        return [Proposal(name, target, "surname", refused="stale")]  # "Tommy Bangs", 30 chapters after Dr. Bangs
+    given = parts.core[0]
+    if (target and not parts.honorific and first[name] - first[target] > guards.stale_gap
+            and not first.get(given, first[name]) <= first[target]):
+        # "Tommy Bangs", 30 chapters after Dr. Bangs; but "John Brooke" joins the two names used since chapter 5
+        return [Proposal(name, target, "surname", refused="stale")]
     return [Proposal(name, target, "surname")] if target else []
 
 
@@ -222,6 +244,10 @@ def _place_links(name: str, index: _Index) -> list[Proposal]:
     place word (PLACE_WORDS, SAME_PLACE_SUFFIXES) after a name nobody carries as a surname ("Lucas Lodge" stays apart
     from the Lucas family)."""
     parts = parse_name(name)
+    if (not parts.honorific and len(parts.core) >= 3 and parts.core[1] == "of"
+            and parts.core[0].lower() in POLITY_WORDS):
+        base = " ".join(parts.core[2:])   # "Empire of Morocco" ~ "Morocco" (not "Gulf of Mexico")
+        return [Proposal(name, base, "place")] if base in index.names and not index.hon_single.get(base) else []
     last = parts.core[-1].lower() if parts.core else ""
     if (parts.honorific or len(parts.core) < 2 or last not in PLACE_WORDS | SAME_PLACE_SUFFIXES
             or (len(parts.core) > 2 and last in PLACE_WORDS and last not in SAME_PLACE_SUFFIXES)):
@@ -242,9 +268,11 @@ def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[
     # "Fezziwig" alone is not "Mrs. Fezziwig": a bare surname names the man of the house, if anyone
     titled = [n for n in index.hon_single.get(name, []) if parse_name(n).honorific not in ("Mrs.", "Madame")]
     direct = {c for c in set(index.by_first.get(name, [])) | set(as_surname) | set(titled)
-              if (kind_of(c) in PERSON_KINDS or parse_name(c).honorific) and not _place_shaped(c)}
+              | set(index.by_epithet.get(name, []))
+              if (kind_of(c) in PERSON_KINDS or parse_name(c).honorific) and not _place_shaped(c)
+              and not _wife_of(c)}
     # ("Chichen-Itza Uxmal" is two places, "Hatherley Farm" a farm: neither is a person's full name)
-    stale = {c for c in direct if _is_stale(name, c, first, totals, guards)}
+    stale = {c for c in direct if _is_stale(name, c, first, totals, guards, index)}
     direct -= stale
     familiar: set[str] = set(index.by_familiar_of.get(name.lower(), []))   # "Catherine" -> "Kitty"
     for formal in formal_forms(name):                                        # "Lizzy" -> "Elizabeth ..."
@@ -317,11 +345,37 @@ def _form_links(names: list[str], index: _Index, kind_of: KindOf) -> list[Propos
         full = PLACE_SHORT_FORMS.get(name)
         if full and full in index.names and kind_of(full) not in ("character",):
             out.append(Proposal(name, full, "short"))
+        if len(parts.core) == 1:
+            out.extend(Proposal(name, people, "demonym") for people in _demonym_of(name, index, family))
     return out
 
 
-def _is_stale(bare: str, candidate: str, first: dict[str, int], totals: Counter[str], guards: MergeGuards) -> bool:
+def _demonym_of(name: str, index: _Index, family: set[str]) -> list[str]:
+    """The people a one-word adjective is formed from, when the text names them: "Moorish" and "Moors", "Arabic" and
+    "Arabs", "Danish" and "Danes"; never a person's name ("Frank" and "Frankish") or a family. (Not a "-man" noun:
+    "the Frenchman" of a story is often one man, not the French.)"""
+    if name.endswith("ish") or name.endswith("ic"):
+        stem = name[:-3] if name.endswith("ish") else name[:-2]
+        stems = [stem + "s", stem + "es", stem + "e" + "s"]
+    else:
+        return []
+    return [s for s in stems if s != name and len(s) >= 4 and s in index.names and s not in family
+            and not is_given_name(s) and not is_given_name(s[:-1]) and not index.hon_single.get(s)]
+
+
+def _is_stale(bare: str, candidate: str, first: dict[str, int], totals: Counter[str], guards: MergeGuards,
+              index: _Index | None = None) -> bool:
     """A full name first seen long after a much-used one-word name: "Mary King" (ch. 39) is not the "Mary" of 30
-    mentions since chapter 2; "Caroline Bingley" (ch. 21) can still be the "Caroline" of a few mentions."""
-    return (len(parse_name(candidate).core) >= 2 and first[candidate] - first[bare] > guards.stale_gap
-            and totals[bare] >= guards.stale_mentions)
+    mentions since chapter 2; "Caroline Bingley" (ch. 21) can still be the "Caroline" of a few mentions; nor is
+    "Lydia Bennet" (ch. 47) when the Bennets were there when Lydia first was (ch. 1)."""
+    if not (len(parse_name(candidate).core) >= 2 and first[candidate] - first[bare] > guards.stale_gap
+            and totals[bare] >= guards.stale_mentions):
+        return False
+    family = surname(candidate)
+    return index is None or not family or index.family_first.get(family, first[candidate]) > first[bare]
+
+
+def _wife_of(name: str) -> bool:
+    """"Mrs. John Brooke": John Brooke's wife, not a John."""
+    parts = parse_name(name)
+    return parts.honorific in ("Mrs.", "Madame") and len(parts.core) >= 2 and given_name_gender(parts.core[0]) == "m"

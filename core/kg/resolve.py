@@ -24,14 +24,14 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.kg.coref_words import is_place_name
+from core.kg.coref_words import is_celestial_body, is_place_name
 from core.kg.evidence import PLACE_SUFFIXES, MergeGuards, Proposal, propose_links
 from core.kg.names import parse_name, surname
 from core.kg.given_names import formal_forms, is_given_name, same_given_name
 from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, NameCount
 
 TYPE_PRIORITY = {t: i for i, t in enumerate(NODE_TYPES)}
-FORM_KINDS = frozenset({"spelling", "plural", "short"})   # core.kg.evidence._form_links
+FORM_KINDS = frozenset({"spelling", "plural", "short", "demonym"})   # core.kg.evidence._form_links
 APPOSITION_OR = "apposition-or"   # "Elizabeth, or Beth,": an alias between people only (core.kg.offline.alias_links)
 
 
@@ -131,7 +131,10 @@ def familiar_backed(names: list[str]) -> bool:
              if len(core := parse_name(n).core) >= 2 and core[-1].lower() not in PLACE_SUFFIXES]
     for familiar in (n for n in names if parse_name(n).is_bare and formal_forms(n)):
         formals = formal_forms(familiar)
-        surnames = {last for first, last in fulls if first in formals}
+        # the formal first name's surnames, or the familiar form's own ("Bob Cratchit" backs "Bob" and "Mr. Cratchit";
+        # "Laurie Laurence", a nickname made of the surname, does not make Laurie Mr. Laurence)
+        surnames = {last for first, last in fulls
+                    if first in formals or (first == familiar.lower() and last not in formals)}
         if not surnames:
             return False
         for titled in names:
@@ -147,11 +150,14 @@ def familiar_backed(names: list[str]) -> bool:
 
 
 def _titled_form(a: list[str], b: list[str]) -> bool:
-    """One cluster has a one-word name that the other carries with an honorific ("Bhaer" and "Mr. Bhaer"): whatever
-    a chapter's NER labels said of the bare word, it is that person's name."""
+    """One cluster has a name that the other carries with an honorific: a one-word name ("Bhaer" and "Mr. Bhaer")
+    or a whole full name ("Hosmer Angel" and "Mr. Hosmer Angel"): whatever a chapter's NER labels said of the
+    untitled form, it is that person's name."""
     for one, other in ((a, b), (b, a)):
         bare = {n for n in one if parse_name(n).is_bare}
-        if any(parse_name(n).honorific and set(parse_name(n).core) & bare for n in other):
+        untitled = {parse_name(n).core for n in one if not parse_name(n).honorific}
+        if any(parse_name(n).honorific and (set(parse_name(n).core) & bare or parse_name(n).core in untitled)
+               for n in other):
             return True
     return False
 
@@ -399,8 +405,8 @@ def resolve(inp: ResolutionInput, guards: MergeGuards | None = None) -> Resoluti
         votes: Counter[str] = Counter()
         for n in members:
             votes.update(replay.type_votes.get(n, {}))
-            if is_place_name(n):   # "Lake Bennett", "Sunland": a place by its shape, whatever a chapter said
-                votes["location"] += 2 * replay.totals[n]
+            if is_place_name(n) or is_celestial_body(n):   # "Lake Bennett", "Sunland", "Venus": a place by its
+                votes["location"] += 2 * replay.totals[n]      # shape or by name, whatever a chapter said
             elif is_given_name(parse_name(n).core[0]):  # not "Queen Charlotte Sound"
                 votes["character"] += replay.totals[n]
         clusters.append(Cluster(names, pick_label(names), pick_type(votes)))

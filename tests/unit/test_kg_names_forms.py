@@ -1,0 +1,95 @@
+"""Alias rules on name counts of our own (no parsing), each with the case where it must not fire: a full name with
+and without its title whatever a chapter typed it, a familiar first name backed by its own full name, a full name
+that arrives late into a family already there, a married woman's "Mrs. John X", a first name after an epithet, a
+political unit "of" a place, a people's adjective, and a planet typed a place."""
+from __future__ import annotations
+
+from core.kg.resolve import ResolutionInput, resolve
+from core.kg.types import NameCount
+
+
+def _groups(counts: list[tuple[int, str, str, int]]) -> list[set[str]]:
+    """counts: (chapter, name, type, mentions)."""
+    inp = ResolutionInput([NameCount(name, ch, kind, n) for ch, name, kind, n in counts], [])
+    return [{n.name for n in c.names} for c in resolve(inp).clusters]
+
+
+def _together(groups: list[set[str]], *names: str) -> bool:
+    return any(set(names) <= g for g in groups)
+
+
+def _type(counts: list[tuple[int, str, str, int]], name: str) -> str:
+    inp = ResolutionInput([NameCount(n, ch, kind, c) for ch, n, kind, c in counts], [])
+    return next(c.type for c in resolve(inp).clusters if name in {x.name for x in c.names})
+
+
+def test_a_full_name_with_and_without_its_title_is_one_person_whatever_a_chapter_typed_it() -> None:
+    groups = _groups([(1, "Mr. Hosmer Angel", "character", 13), (1, "Hosmer Angel", "location", 4),
+                      (2, "Lake Bennett", "location", 3), (2, "Mr. Bennett", "character", 5)])
+    assert _together(groups, "Mr. Hosmer Angel", "Hosmer Angel")
+    assert not _together(groups, "Lake Bennett", "Mr. Bennett")
+
+
+def test_a_familiar_first_name_in_a_full_name_backs_its_titled_surname() -> None:
+    groups = _groups([(1, "Bob", "character", 43), (1, "Bob Cratchit", "character", 10),
+                      (1, "Robert", "character", 2), (2, "Mr. Cratchit", "character", 1),
+                      (3, "Kitty", "character", 20), (3, "Lady Catherine", "character", 30)])
+    assert _together(groups, "Bob", "Bob Cratchit", "Mr. Cratchit")
+    assert not _together(groups, "Kitty", "Lady Catherine")   # no full name says which Catherine Kitty is
+    groups = _groups([(2, "Mr. Laurence", "character", 77), (3, "Laurie Laurence", "character", 1),
+                      (3, "Laurie", "character", 591)])
+    assert not _together(groups, "Laurie", "Mr. Laurence")   # a nickname made of the surname: the grandfather
+
+
+def test_a_late_full_name_joins_a_first_name_when_its_family_was_there_from_the_start() -> None:
+    groups = _groups([(1, "Lydia", "character", 160), (1, "Mr. Bennet", "character", 50),
+                      (47, "Lydia Bennet", "character", 1),
+                      (2, "Mary", "character", 37), (39, "Mary King", "character", 2)])
+    assert _together(groups, "Lydia", "Lydia Bennet")
+    assert not _together(groups, "Mary", "Mary King")       # the Kings were never there before
+
+
+def test_a_late_full_name_joins_its_titled_surname_when_its_first_name_was_used_as_long() -> None:
+    groups = _groups([(5, "Mr. Brooke", "character", 67), (5, "Jack", "character", 1),
+                      (23, "John Brooke", "character", 5), (5, "John", "character", 30),
+                      (1, "Dr. Bangs", "character", 30), (31, "Tommy Bangs", "character", 5)])
+    assert _together(groups, "Mr. Brooke", "John Brooke")
+    assert not _together(groups, "Dr. Bangs", "Tommy Bangs")  # Tommy arrives with his full name, 30 chapters on
+
+
+def test_mrs_john_brooke_is_no_john() -> None:
+    groups = _groups([(5, "John", "character", 30), (5, "Mr. Brooke", "character", 20),
+                      (21, "Mrs. John Brooke", "character", 3)])
+    assert not _together(groups, "John", "Mrs. John Brooke")
+
+
+def test_a_first_name_after_an_epithet_is_that_person_unless_two_share_it() -> None:
+    assert _together(_groups([(1, "Tiny Tim", "character", 21), (3, "Tim", "character", 3)]), "Tiny Tim", "Tim")
+    groups = _groups([(1, "Tiny Tim", "character", 21), (1, "Big Tim", "character", 20), (3, "Tim", "character", 3)])
+    assert not _together(groups, "Tiny Tim", "Tim") and not _together(groups, "Big Tim", "Tim")
+
+
+def test_a_political_unit_of_a_place_is_that_place_and_a_gulf_is_not() -> None:
+    groups = _groups([(1, "Morocco", "location", 139), (2, "Empire of Morocco", "location", 3),
+                      (1, "Mexico", "location", 5), (2, "Gulf of Mexico", "location", 2)])
+    assert _together(groups, "Morocco", "Empire of Morocco")
+    assert not _together(groups, "Mexico", "Gulf of Mexico")
+
+
+def test_a_peoples_adjective_joins_the_people_and_a_persons_name_does_not() -> None:
+    groups = _groups([(1, "Moors", "organization", 40), (1, "Moorish", "location", 5),
+                      (1, "Arabs", "organization", 30), (2, "Arabic", "organization", 4),
+                      (1, "French", "organization", 10), (2, "Frenchman", "character", 3),
+                      (1, "Frank", "character", 20), (1, "Franks", "organization", 3), (2, "Frankish", "organization", 2),
+                      (1, "Christ", "character", 5), (1, "Christians", "organization", 5)])
+    assert _together(groups, "Moors", "Moorish") and _together(groups, "Arabs", "Arabic")
+    assert not _together(groups, "French", "Frenchman")     # "the Frenchman" of a story is one man
+    assert not _together(groups, "Franks", "Frankish") and not _together(groups, "Frank", "Frankish")
+    assert not _together(groups, "Christ", "Christians")
+
+
+def test_a_planet_or_moon_is_a_place_whatever_a_chapter_said_and_a_titled_name_is_not() -> None:
+    counts = [(1, "Venus", "character", 10), (1, "Callisto", "character", 6), (2, "Earth", "character", 2),
+              (1, "Mr. Mars", "character", 3)]
+    assert _type(counts, "Venus") == _type(counts, "Callisto") == _type(counts, "Earth") == "location"
+    assert _type(counts, "Mr. Mars") == "character"
