@@ -1,9 +1,11 @@
 """Types and names on books the rules were not tuned on: the 10 most mentioned entities of each offline graph typed
 right, their aliases merged, and no wrong merge, against hand-written gold lists (bench/gold/entities/<book>.json:
-the 11 shared novels and the 10 GraphRAG-Bench dev books, each marked "tune" or "held_out").
+the 11 shared novels and the 10 GraphRAG-Bench dev books, each marked "tune" or "held_out", and 14 short stories of
+SQuALITY's and QuALITY's dev sets, "held_out2").
 
     .venv/bin/python bench/graph_names.py --split tune            # the books the rules were tuned on
-    .venv/bin/python bench/graph_names.py --split held_out        # the books held back (look once, at the end)
+    .venv/bin/python bench/graph_names.py --split held_out        # the books held back (seen once, 2026-11-27)
+    .venv/bin/python bench/graph_names.py --split held_out2       # the stories held back (seen once, 2026-11-28)
     .venv/bin/python bench/graph_names.py --books little_women --keep /tmp/gn-dbs     # keep the SQLite files
     .venv/bin/python bench/graph_names.py --from /tmp/gn-dbs --reresolve   # re-resolve kept graphs (no parsing)
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -35,7 +38,29 @@ TOP = 10
 def source_path(shared: Path, gold: dict[str, Any]) -> Path:
     if gold["source"] == "novels":
         return shared / "data" / "novels" / "txt" / f"{gold['book']}.txt"
+    if gold["source"] in ("squality", "quality"):
+        return shared / "data" / gold["source"] / "dev.jsonl"
     return shared / "data" / "graphrag_bench_novel" / "books" / f"{gold['book']}.txt"
+
+
+def source_text(shared: Path, gold: dict[str, Any]) -> tuple[str, bytes]:
+    """The file name and bytes to import: a book file, or one story of SQuALITY or QuALITY's dev set (by passage id,
+    or by the slug of its title)."""
+    path = source_path(shared, gold)
+    if gold["source"] == "squality":
+        wanted = gold["book"].removeprefix("squality-")
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        doc = next(r["document"] for r in rows if str(r["metadata"]["passage_id"]) == wanted)
+        return f"{gold['book']}.txt", doc.encode("utf-8")
+    if gold["source"] == "quality":
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        doc = next(r["article"] for r in rows if "quality-" + slug(r["title_guess"]) == gold["book"])
+        return f"{gold['book']}.txt", doc.encode("utf-8")
+    return path.name, path.read_bytes()
+
+
+def slug(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
 
 
 def open_kept(path: Path) -> dict[str, Any]:
@@ -103,7 +128,7 @@ def print_table(result: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
-    parser.add_argument("--split", choices=("tune", "held_out", "all"), default="all")
+    parser.add_argument("--split", choices=("tune", "held_out", "held_out2", "all"), default="all")
     parser.add_argument("--books", nargs="+", help="substrings of book ids to run")
     parser.add_argument("--keep", type=Path, help="build into this folder and keep the SQLite files")
     parser.add_argument("--from", dest="from_dir", type=Path, help="score graphs kept by an earlier --keep run")
@@ -132,8 +157,8 @@ def main() -> None:
                 if args.reresolve:
                     kg_service.resolve_entities(built["store"], built["work_id"])
             else:
-                path = source_path(args.shared, gold)
-                built = build_book(folder, path.name, path.read_bytes(), args.n_process)
+                name, data = source_text(args.shared, gold)
+                built = build_book(folder, name, data, args.n_process)
             scored = score_book(built["store"], built["work_id"], gold)
             built["store"].engine.dispose()
             result["books"][gold["book"]] = {"title": gold["title"], "split": gold["split"],
@@ -144,7 +169,7 @@ def main() -> None:
                   flush=True)
     books = list(result["books"].values())
     result["overall"] = {split: pooled([b for b in books if b["split"] == split])
-                         for split in ("tune", "held_out") if any(b["split"] == split for b in books)}
+                         for split in ("tune", "held_out", "held_out2") if any(b["split"] == split for b in books)}
     result["machine"]["load_end"] = round(os.getloadavg()[0], 2)
     result["machine"]["total_s"] = round(time.perf_counter() - started, 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)

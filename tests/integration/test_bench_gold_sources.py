@@ -1,0 +1,29 @@
+"""bench/graph_names.py finds the text of every book and story its gold lists name (the novels, GraphRAG-Bench's
+books, and the SQuALITY and QuALITY stories of the second held-out split), in ../shared/data."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import shared_missing
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def test_every_gold_list_has_its_text() -> None:
+    if not (SHARED / "data").exists():
+        pytest.skip(shared_missing(SHARED / "data"))
+    from graph_names import GOLD, source_text
+    golds = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(GOLD.glob("*.json"))]
+    assert {g["split"] for g in golds} == {"tune", "held_out", "held_out2"}
+    for gold in golds:
+        name, data = source_text(SHARED, gold)
+        text = data.decode("utf-8")
+        assert name.endswith(".txt") and len(text.split()) > 3000, gold["book"]
+        flat = " ".join(text.split()).casefold()
+        assert any(name.casefold() in flat for name in gold["entities"][0]["names"]), gold["book"]
