@@ -95,8 +95,11 @@ def recap_section(store: Store, work_id: int, last: int) -> None:
     shown = READ_RECAP.get()
     with st.expander("Previously… (recap)", icon=":material/history_edu:", expanded=bool(shown)):
         a, b, c = st.columns(3)
-        first = a.number_input("From chapter", 1, last, 1, key=f"recap_from_{work_id}")
-        to = b.number_input("To chapter", 1, last, limit, key=f"recap_to_{work_id}")
+        # defaults through the state, as the recap's callback sets them (a default beside them makes Streamlit warn)
+        st.session_state.setdefault(f"recap_from_{work_id}", 1)
+        st.session_state.setdefault(f"recap_to_{work_id}", limit)
+        first = a.number_input("From chapter", 1, last, key=f"recap_from_{work_id}")
+        to = b.number_input("To chapter", 1, last, key=f"recap_to_{work_id}")
         words = c.number_input("Words", 30, cs.MAX_RECAP_WORDS, cs.RECAP_WORDS, step=50, key="recap_words")
         if pos is not None and to > pos.chapter:
             st.warning(f"Chapter {to} is past your place (chapter {pos.chapter}): the recap may spoil the story.")

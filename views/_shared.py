@@ -85,9 +85,11 @@ def work_picker(label: str = "Work") -> int | None:
     index = ids.index(current) if current in ids else 0
     names = {w.id: f"{w.title} (#{w.id})" + (" · read-only" if is_read_only(store, w.id) else "") for w in works}
     picker: Slot[int | None] = Slot(f"picker_{label}", None)
-    if WORK_PICKED.pop() in ids:  # chosen by code since this picker was last drawn
+    by_code = WORK_PICKED.pop() in ids
+    if by_code:  # chosen by code since this picker was last drawn
         picker.set(current)  # the selectbox would otherwise keep showing its own last choice
-    chosen = st.selectbox(label, ids, index=index, format_func=lambda i: names[i], key=picker.key)
+    # (with its value set by code, no default index as well: Streamlit logs a warning with a stack for both)
+    chosen = st.selectbox(label, ids, index=0 if by_code else index, format_func=lambda i: names[i], key=picker.key)
     WORK_ID.set(chosen)
     keep_in_url(work=chosen)
     read_only_note(store, chosen)

@@ -66,7 +66,9 @@ def continue_section(store: Store, work: Work, *, temperature: float, length: in
     indexes = [c.index for c in chapters]
     chapter_key: Slot[int | None] = Slot(f"cont_chapter_{work_id}", None)  # per work: a story's chapter 1 is not
     picked = _pick_up(store, work_id, indexes, chapter_key)                 # where a book is continued
-    index = st.selectbox("Chapter", indexes, index=len(chapters) - 1, key=chapter_key.key,
+    # the last chapter by default; the picked-up continuation's chapter when one was set by code (not both: a
+    # default beside a value set by code makes Streamlit log a warning with a stack)
+    index = st.selectbox("Chapter", indexes, index=0 if picked is not None else len(chapters) - 1, key=chapter_key.key,
                          help="The continuation is written after this chapter's text (the last one: the end of the "
                               "work).")
     chapter = store.get_chapter(work_id, index)

@@ -55,3 +55,25 @@ def writer_provider(monkeypatch: pytest.MonkeyPatch, reply: Callable[..., str]) 
         yield built
     finally:
         unregister_provider("apptest")
+
+
+@pytest.fixture(autouse=True)
+def state_warnings(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Streamlit's "created with a default value but also had its value set via the Session State API" warnings
+    (logged with a stack in the server's log, once a process), caught for the test."""
+    import logging
+
+    import streamlit.elements.lib.policies as policies
+    caught: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "Session State API" in record.getMessage():
+                caught.append(record.getMessage())
+
+    handler = Catch()
+    logging.getLogger(policies.__name__).addHandler(handler)
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    yield caught
+    logging.getLogger(policies.__name__).removeHandler(handler)
+    assert not caught, caught   # every page test: a widget given a default and a value by code logs a stack

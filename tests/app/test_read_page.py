@@ -145,3 +145,18 @@ def test_the_open_work_and_chapter_live_in_the_url_so_a_reload_keeps_them(app_db
     stale.query_params["work"] = "999"
     stale.run()
     assert any("not in your library" in w.value for w in stale.warning)
+
+
+def test_a_work_opened_by_code_logs_no_session_state_warning(app_db: str, state_warnings: list[str]) -> None:
+    """A work opened by code (an import, a new story) and then the picker drawn printed Streamlit's "created with a
+    default value but also had its value set via the Session State API" warning, with a stack, in the server log."""
+    first, second = _book("Alpha"), _book("Beta")
+    at = AppTest.from_file(page("read.py"), default_timeout=30)
+    at.run()
+    assert at.selectbox(key="picker_Work").value == first
+    at.session_state["_work_picked"] = second   # what views._shared.select_work does
+    at.session_state["work_id"] = second
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="picker_Work").value == second
+    assert not state_warnings

@@ -105,7 +105,7 @@ def test_a_returning_reader_is_offered_the_recap_of_the_last_visit(built: int) -
     assert at.button(key="recap_open_0").proto.label.startswith("Ch. ")
 
 
-def test_the_recap_form_says_the_range_the_welcome_back_recap_told(built: int) -> None:
+def test_the_recap_form_says_the_range_the_welcome_back_recap_told(built: int, state_warnings: list[str]) -> None:
     week_ago = cs.now_utc() - timedelta(days=7)
     cs.set_position(_store(), built, 2, now=week_ago)
     cs.set_position(_store(), built, 3, now=week_ago + timedelta(minutes=30))
@@ -116,6 +116,7 @@ def test_the_recap_form_says_the_range_the_welcome_back_recap_told(built: int) -
     assert not at.exception, at.exception
     assert any("Chapters 2–3" in c.value for c in at.caption)
     assert (at.number_input(key=f"recap_from_{built}").value, at.number_input(key=f"recap_to_{built}").value) == (2, 3)
+    assert not state_warnings   # the form's values set by the recap, and no default beside them
 
 
 def test_ask_and_graph_take_the_place_as_their_limit(built: int) -> None:
