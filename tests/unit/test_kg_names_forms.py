@@ -80,7 +80,8 @@ def test_a_peoples_adjective_joins_the_people_and_a_persons_name_does_not() -> N
     groups = _groups([(1, "Moors", "organization", 40), (1, "Moorish", "location", 5),
                       (1, "Arabs", "organization", 30), (2, "Arabic", "organization", 4),
                       (1, "French", "organization", 10), (2, "Frenchman", "character", 3),
-                      (1, "Frank", "character", 20), (1, "Franks", "organization", 3), (2, "Frankish", "organization", 2),
+                      (1, "Frank", "character", 20), (1, "Franks", "organization", 3),
+                      (2, "Frankish", "organization", 2),
                       (1, "Christ", "character", 5), (1, "Christians", "organization", 5)])
     assert _together(groups, "Moors", "Moorish") and _together(groups, "Arabs", "Arabic")
     assert not _together(groups, "French", "Frenchman")     # "the Frenchman" of a story is one man
