@@ -140,6 +140,34 @@ def is_celestial_body(name: str) -> bool:
     return not parts.honorific and len(parts.core) == 1 and parts.core[0] in CELESTIAL_BODIES
 
 
+# Words that make a name a body of people ("the Army", "the Triplanet Patrol", "Lex Industries") or a publication
+# ("Galaxy Magazine"): one such word alone, or as a longer name's last word.
+BODY_WORDS = frozenset({"army", "navy", "police", "government", "parliament", "senate", "congress", "council",
+                        "committee", "commission", "federation", "alliance", "league", "patrol", "corps", "fleet",
+                        "militia", "church", "company", "society", "association", "bureau", "department", "ministry",
+                        "agency", "academy", "university", "college", "industries", "corporation", "inc.", "ltd."})
+PUBLICATION_WORDS = frozenset({"magazine", "journal", "gazette", "chronicle", "herald", "tribune"})
+
+
+def shape_type(name: str) -> str | None:
+    """A type a name's shape gives, whatever a chapter's NER labels said: an organization ("Army", "Outer Planets
+    Alliance"), a publication, an object ("Galaxy Magazine"), or a people, a character ("Earthmen", "Frenchman"; a
+    word in "-man" or "-men" that is no first name). None otherwise."""
+    parts = parse_name(name)
+    if parts.honorific or not parts.core:
+        return None
+    last = parts.core[-1].lower()
+    if last in PUBLICATION_WORDS and len(parts.core) >= 2:
+        return "object"
+    if last in BODY_WORDS:
+        return "organization"
+    word = parts.core[0]
+    if (len(parts.core) == 1 and len(word) >= 6 and word[:1].isupper() and word.endswith(("man", "men"))
+            and not is_given_name(word)):
+        return "character"
+    return None
+
+
 def is_place_name(name: str) -> bool:
     """A place by its shape: a place word at the end ("Queen Charlotte Sound", "Santa Clara Valley") or the start
     ("Lake Bennett", "Mount Vesuvius"), or one word ending in "land" that is no first name ("Sunland", "Northland";

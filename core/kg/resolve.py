@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.kg.coref_words import is_celestial_body, is_place_name
+from core.kg.coref_words import is_celestial_body, is_place_name, shape_type
 from core.kg.evidence import PLACE_SUFFIXES, MergeGuards, Proposal, propose_links
 from core.kg.names import parse_name, surname
 from core.kg.given_names import formal_forms, is_given_name, same_given_name
@@ -403,10 +403,15 @@ def resolve(inp: ResolutionInput, guards: MergeGuards | None = None) -> Resoluti
     for root, members in replay.forest.members.items():
         names = _tree(members, by_root.get(root, []), replay.first, replay.totals)
         votes: Counter[str] = Counter()
+        titled = {parse_name(m).core for m in members
+                  if parse_name(m).honorific not in (None, "St.") and not is_place_name(m)}
         for n in members:
             votes.update(replay.type_votes.get(n, {}))
-            if is_place_name(n) or is_celestial_body(n):   # "Lake Bennett", "Sunland", "Venus": a place by its
-                votes["location"] += 2 * replay.totals[n]      # shape or by name, whatever a chapter said
+            if (is_place_name(n) and parse_name(n).core not in titled) or is_celestial_body(n):
+                votes["location"] += 2 * replay.totals[n]   # "Lake Bennett", "Sunland", "Venus": a place by its shape
+                # or by name, whatever a chapter said (not "Maitland" beside "Mr. Maitland": a surname)
+            elif kind := shape_type(n):   # "the Army", "Galaxy Magazine", "Earthmen"
+                votes[kind] += 2 * replay.totals[n]
             elif is_given_name(parse_name(n).core[0]):  # not "Queen Charlotte Sound"
                 votes["character"] += replay.totals[n]
         clusters.append(Cluster(names, pick_label(names), pick_type(votes)))

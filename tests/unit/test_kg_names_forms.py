@@ -94,3 +94,20 @@ def test_a_planet_or_moon_is_a_place_whatever_a_chapter_said_and_a_titled_name_i
               (1, "Mr. Mars", "character", 3)]
     assert _type(counts, "Venus") == _type(counts, "Callisto") == _type(counts, "Earth") == "location"
     assert _type(counts, "Mr. Mars") == "character"
+
+
+def test_a_surname_in_land_beside_its_mr_form_is_a_person_and_sunland_a_place() -> None:
+    counts = [(1, "Maitland", "character", 55), (1, "Mr. Maitland", "character", 1), (2, "Sunland", "character", 3)]
+    assert _type(counts, "Maitland") == "character"
+    assert _type(counts, "Sunland") == "location"
+
+
+def test_a_body_of_people_a_magazine_and_a_people_in_men_are_typed_by_their_shape() -> None:
+    counts = [(1, "Army", "character", 12), (1, "Outer Planets Alliance", "location", 3),
+              (1, "Lex Industries", "character", 3), (1, "Galaxy Magazine", "organization", 1),
+              (1, "Earthmen", "location", 9), (1, "Fleet Street", "organization", 4)]
+    assert _type(counts, "Army") == _type(counts, "Outer Planets Alliance") == "organization"
+    assert _type(counts, "Lex Industries") == "organization"
+    assert _type(counts, "Galaxy Magazine") == "object"
+    assert _type(counts, "Earthmen") == "character"
+    assert _type(counts, "Fleet Street") == "location"    # a street, whatever its first word
