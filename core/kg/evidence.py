@@ -14,10 +14,11 @@ Proposed links, strongest first; core.kg.resolve still applies every merge guard
            "Mrs." form ("Fezziwig" is not Mrs. Fezziwig), never a full name first seen long after a much-used name
            ("Mary King" is not the "Mary" of chapter 2). It joins once: a one-word name already inside an entity is
            never a bridge between two entities.
-- nickname: the same for a familiar form ("Lizzy", "Eliza" -> Elizabeth; "Kitty" -> Catherine).
+- nickname: the same for a familiar form ("Lizzy", "Eliza" -> Elizabeth; "Kitty" -> Catherine), when no full name
+           has the word itself ("Bob" is Bob Dahl's, not Robert's).
 - "Miss Eliza" ~ "Eliza" once "Eliza" has joined an entity (not for "Mrs.").
 - spelling: two spellings of one name that differ only in hyphens, spaces, apostrophes or case ("Sol-leks" ~
-           "Solleks", "MacDonald" ~ "Mac Donald").
+           "Solleks", "MacDonald" ~ "Mac Donald"), or in the honorific's spelling ("Cap O'Hara" ~ "Captain O'Hara").
 - plural:  a people or a thing named in the singular and the plural ("Moors" ~ "Moor", "Skookum Benches" ~ "Skookum
            Bench", "Esquimaux" ~ "Esquimau"), never a family ("the Bennets" is not Mr. Bennet: a surname of someone's
            full name, or a first name, is left alone) and never a name with an honorific.
@@ -277,10 +278,9 @@ def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[
     familiar: set[str] = set(index.by_familiar_of.get(name.lower(), []))   # "Catherine" -> "Kitty"
     for formal in formal_forms(name):                                        # "Lizzy" -> "Elizabeth ..."
         familiar.update(index.by_familiar.get(formal, []))
-    familiar -= direct
     familiar -= stale
-    candidates = (direct | familiar) - {name}
-    if not candidates:
+    candidates = (direct or familiar) - {name}   # a full name with this very word beats a familiar form's: "Bob" is
+    if not candidates:                           # Bob Dahl's, not Robert's
         if stale:
             return Proposal(name, min(stale), "name", refused="stale")
         return None
@@ -324,7 +324,8 @@ def _form_links(names: list[str], index: _Index, kind_of: KindOf) -> list[Propos
     out: list[Proposal] = []
     by_key: dict[str, list[str]] = defaultdict(list)
     for name in names:
-        by_key[spelling_key(name)].append(name)
+        parts = parse_name(name)   # "Cap O'Hara" and "Captain O'Hara": one honorific in two spellings
+        by_key[spelling_key(" ".join((parts.honorific or "", *parts.core)))].append(name)
     for same in by_key.values():
         out.extend(Proposal(a, same[0], "spelling") for a in same[1:])
     def person(full: str) -> bool:

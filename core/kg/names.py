@@ -16,7 +16,7 @@ HONORIFICS: dict[str, str] = {
     "lady": "Lady", "lord": "Lord", "sir": "Sir", "dame": "Dame", "madam": "Madam", "madame": "Madame",
     "mme": "Madame", "mademoiselle": "Mademoiselle", "mlle": "Mademoiselle", "monsieur": "Monsieur", "m": "Monsieur",
     "dr": "Dr.", "doctor": "Dr.", "prof": "Professor", "professor": "Professor", "rev": "Rev.", "reverend": "Rev.",
-    "colonel": "Colonel", "col": "Colonel", "captain": "Captain", "capt": "Captain", "major": "Major",
+    "colonel": "Colonel", "col": "Colonel", "captain": "Captain", "capt": "Captain", "cap": "Captain", "major": "Major",
     "general": "General", "lieutenant": "Lieutenant", "lieut": "Lieutenant", "sergeant": "Sergeant",
     "admiral": "Admiral", "inspector": "Inspector", "king": "King", "queen": "Queen", "prince": "Prince",
     "princess": "Princess", "duke": "Duke", "duchess": "Duchess", "count": "Count", "countess": "Countess",

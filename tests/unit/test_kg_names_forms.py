@@ -111,3 +111,16 @@ def test_a_body_of_people_a_magazine_and_a_people_in_men_are_typed_by_their_shap
     assert _type(counts, "Galaxy Magazine") == "object"
     assert _type(counts, "Earthmen") == "character"
     assert _type(counts, "Fleet Street") == "location"    # a street, whatever its first word
+
+
+def test_a_first_name_joins_the_full_name_that_has_it_before_a_familiar_forms_owner() -> None:
+    groups = _groups([(1, "Dahl", "character", 23), (1, "Bob Dahl", "character", 1), (1, "Bob", "character", 2),
+                      (1, "Robert", "character", 1)])
+    assert _together(groups, "Bob", "Bob Dahl", "Dahl")
+
+
+def test_cap_is_captain() -> None:
+    groups = _groups([(1, "Cap O'Hara", "character", 2), (1, "Captain O'Hara", "character", 2),
+                      (1, "Captain David O'Hara", "character", 1), (2, "Mrs. O'Hara", "character", 3)])
+    assert _together(groups, "Cap O'Hara", "Captain O'Hara", "Captain David O'Hara")
+    assert not _together(groups, "Captain O'Hara", "Mrs. O'Hara")
