@@ -1,11 +1,12 @@
 """Types and names on books the rules were not tuned on: the 10 most mentioned entities of each offline graph typed
 right, their aliases merged, and no wrong merge, against hand-written gold lists (bench/gold/entities/<book>.json:
 the 11 shared novels and the 10 GraphRAG-Bench dev books, each marked "tune" or "held_out", and 14 short stories of
-SQuALITY's and QuALITY's dev sets, "held_out2").
+SQuALITY's and QuALITY's dev sets, "held_out2", and 9 more of SQuALITY's, "held_out3").
 
     .venv/bin/python bench/graph_names.py --split tune            # the books the rules were tuned on
     .venv/bin/python bench/graph_names.py --split held_out        # the books held back (seen once, 2026-11-27)
-    .venv/bin/python bench/graph_names.py --split held_out2       # the stories held back (seen once, 2026-11-28)
+    .venv/bin/python bench/graph_names.py --split held_out2       # stories held back (seen, 2026-11-28)
+    .venv/bin/python bench/graph_names.py --split held_out3       # more stories held back (seen once, 2026-11-28)
     .venv/bin/python bench/graph_names.py --books little_women --keep /tmp/gn-dbs     # keep the SQLite files
     .venv/bin/python bench/graph_names.py --from /tmp/gn-dbs --reresolve   # re-resolve kept graphs (no parsing)
 
@@ -128,7 +129,7 @@ def print_table(result: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
-    parser.add_argument("--split", choices=("tune", "held_out", "held_out2", "all"), default="all")
+    parser.add_argument("--split", choices=("tune", "held_out", "held_out2", "held_out3", "all"), default="all")
     parser.add_argument("--books", nargs="+", help="substrings of book ids to run")
     parser.add_argument("--keep", type=Path, help="build into this folder and keep the SQLite files")
     parser.add_argument("--from", dest="from_dir", type=Path, help="score graphs kept by an earlier --keep run")
@@ -169,7 +170,8 @@ def main() -> None:
                   flush=True)
     books = list(result["books"].values())
     result["overall"] = {split: pooled([b for b in books if b["split"] == split])
-                         for split in ("tune", "held_out", "held_out2") if any(b["split"] == split for b in books)}
+                         for split in ("tune", "held_out", "held_out2", "held_out3")
+                         if any(b["split"] == split for b in books)}
     result["machine"]["load_end"] = round(os.getloadavg()[0], 2)
     result["machine"]["total_s"] = round(time.perf_counter() - started, 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
