@@ -407,10 +407,11 @@ def resolve(inp: ResolutionInput, guards: MergeGuards | None = None) -> Resoluti
                   if parse_name(m).honorific not in (None, "St.") and not is_place_name(m)}
         for n in members:
             votes.update(replay.type_votes.get(n, {}))
-            if (is_place_name(n) and parse_name(n).core not in titled) or is_celestial_body(n):
+            surname = parse_name(n).core in titled   # "Maitland" beside "Mr. Maitland", "Church" beside "Mr. Church"
+            if not surname and (is_place_name(n) or is_celestial_body(n)):
                 votes["location"] += 2 * replay.totals[n]   # "Lake Bennett", "Sunland", "Venus": a place by its shape
-                # or by name, whatever a chapter said (not "Maitland" beside "Mr. Maitland": a surname)
-            elif kind := shape_type(n):   # "the Army", "Galaxy Magazine", "Earthmen"
+                # or by name, whatever a chapter said
+            elif not surname and (kind := shape_type(n)):   # "the Army", "Galaxy Magazine", "Earthmen"
                 votes[kind] += 2 * replay.totals[n]
             elif is_given_name(parse_name(n).core[0]):  # not "Queen Charlotte Sound"
                 votes["character"] += replay.totals[n]

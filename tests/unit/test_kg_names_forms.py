@@ -97,8 +97,10 @@ def test_a_planet_or_moon_is_a_place_whatever_a_chapter_said_and_a_titled_name_i
 
 
 def test_a_surname_in_land_beside_its_mr_form_is_a_person_and_sunland_a_place() -> None:
-    counts = [(1, "Maitland", "character", 55), (1, "Mr. Maitland", "character", 1), (2, "Sunland", "character", 3)]
+    counts = [(1, "Maitland", "character", 55), (1, "Mr. Maitland", "character", 1), (2, "Sunland", "character", 3),
+              (3, "Church", "character", 4), (3, "Mr. Church", "character", 2)]
     assert _type(counts, "Maitland") == "character"
+    assert _type(counts, "Church") == "character"        # a surname, though "the Church" is a body of people
     assert _type(counts, "Sunland") == "location"
 
 
