@@ -76,7 +76,6 @@ FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", 
 # A man's honorifics: "John Brooke" is "Mr. Brooke"; "Mrs. Brooke" is his wife, not a reason to doubt it.
 MAN_TITLES = frozenset({"Mr.", "Sir", "Lord", "Dr.", "Professor", "Rev.", "Colonel", "Captain", "Major", "General",
                         "Lieutenant", "Sergeant", "Admiral", "Inspector", "Master", "Monsieur", "Uncle"})
-# Familiar short forms of places (the alias evidence of a nickname, for places): short -> full.
 # A political unit "of" a place is that place ("the Empire of Morocco", "the City of London"); a sea, gulf or bay
 # "of" a place is not ("the Gulf of Mexico").
 POLITY_WORDS = frozenset({"empire", "kingdom", "city", "republic", "state", "province", "county", "duchy",
@@ -84,6 +83,7 @@ POLITY_WORDS = frozenset({"empire", "kingdom", "city", "republic", "state", "pro
 # Epithets before a first name that make a byname of it ("Tiny Tim" is the Tim of the book, "Little Nell" its Nell).
 EPITHETS = frozenset({"Tiny", "Little", "Big", "Fat", "Long", "Lame", "Poor", "Honest", "Black", "Red", "Wee", "Mad",
                       "Lazy", "Handsome", "Bold"})
+# Familiar short forms of places (the alias evidence of a nickname, for places): short -> full.
 PLACE_SHORT_FORMS = {"Frisco": "San Francisco", "Philly": "Philadelphia", "Chi": "Chicago", "Brum": "Birmingham",
                      "Frisco Bay": "San Francisco Bay", "Noo Yawk": "New York", "Gotham": "New York"}
 PERSON_KINDS = (None, "character")   # kind_of values a person's name can have (None: no evidence yet)
@@ -357,7 +357,7 @@ def _demonym_of(name: str, index: _Index, family: set[str]) -> list[str]:
     "the Frenchman" of a story is often one man, not the French.)"""
     if name.endswith("ish") or name.endswith("ic"):
         stem = name[:-3] if name.endswith("ish") else name[:-2]
-        stems = [stem + "s", stem + "es", stem + "e" + "s"]
+        stems = [stem + "s", stem + "es"]   # "Moors", "Danes"
     else:
         return []
     return [s for s in stems if s != name and len(s) >= 4 and s in index.names and s not in family
