@@ -204,6 +204,24 @@ def open_selectbox(page, label: str):  # noqa: ANN001, ANN201 - playwright Locat
     return box
 
 
+def choose_option(page, label: str, option: str) -> None:  # noqa: ANN001
+    """Pick `option` in the selectbox `label`; its list is opened again if a rerun closed it before the option could
+    be clicked (on two busy cores a rerun still due from the last click can land between the two)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    choice = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(4):
+        open_selectbox(page, label)
+        try:
+            choice.click(timeout=patience(10_000))
+            break
+        except PlaywrightTimeout:
+            if attempt == 3:
+                raise
+            page.keyboard.press("Escape")
+            wait_idle(page)
+    wait_idle(page)
+
+
 def wait_for_outcome(page, locator, timeout: float | None = None) -> None:  # noqa: ANN001
     """Wait (long: local models load and run on 2 busy cores) for what a long run shows when it is done, then for the
     run to end."""
