@@ -4,23 +4,7 @@ that arrives late into a family already there, a married woman's "Mrs. John X", 
 political unit "of" a place, a people's adjective, and a planet typed a place."""
 from __future__ import annotations
 
-from core.kg.resolve import ResolutionInput, resolve
-from core.kg.types import NameCount
-
-
-def _groups(counts: list[tuple[int, str, str, int]]) -> list[set[str]]:
-    """counts: (chapter, name, type, mentions)."""
-    inp = ResolutionInput([NameCount(name, ch, kind, n) for ch, name, kind, n in counts], [])
-    return [{n.name for n in c.names} for c in resolve(inp).clusters]
-
-
-def _together(groups: list[set[str]], *names: str) -> bool:
-    return any(set(names) <= g for g in groups)
-
-
-def _type(counts: list[tuple[int, str, str, int]], name: str) -> str:
-    inp = ResolutionInput([NameCount(n, ch, kind, c) for ch, n, kind, c in counts], [])
-    return next(c.type for c in resolve(inp).clusters if name in {x.name for x in c.names})
+from tests.support.name_counts import groups as _groups, together as _together, type_of as _type
 
 
 def test_a_full_name_with_and_without_its_title_is_one_person_whatever_a_chapter_typed_it() -> None:

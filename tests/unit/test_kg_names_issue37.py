@@ -5,24 +5,8 @@ name, a place and a longer place)."""
 from __future__ import annotations
 
 from core.kg.evidence import singular, spelling_key
-from core.kg.resolve import APPOSITION_OR, ResolutionInput, resolve
-from core.kg.types import DatedAlias, NameCount
-
-
-def _groups(counts: list[tuple[int, str, str, int]], aliases: list[tuple[int, str, str, str]] = ()) -> list[set[str]]:
-    """counts: (chapter, name, type, mentions); aliases: (chapter, a, b, kind)."""
-    inp = ResolutionInput([NameCount(name, ch, kind, n) for ch, name, kind, n in counts], [],
-                          [DatedAlias(a, b, kind, ch) for ch, a, b, kind in aliases])
-    return [{n.name for n in c.names} for c in resolve(inp).clusters]
-
-
-def _together(groups: list[set[str]], *names: str) -> bool:
-    return any(set(names) <= g for g in groups)
-
-
-def _type(counts: list[tuple[int, str, str, int]], name: str) -> str:
-    inp = ResolutionInput([NameCount(n, ch, kind, c) for ch, n, kind, c in counts], [])
-    return next(c.type for c in resolve(inp).clusters if name in {x.name for x in c.names})
+from core.kg.resolve import APPOSITION_OR
+from tests.support.name_counts import groups as _groups, together as _together, type_of as _type
 
 
 def test_spelling_variants_merge_and_two_people_do_not() -> None:
