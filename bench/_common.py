@@ -19,16 +19,30 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or ""
+# The instruction sets that decide which kernels native code picks (and so speed and, in the last bits, results).
+TELLING_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_tile", "amx_int8",
+                 "amx_bf16")
+
+
+def cpu() -> dict[str, Any]:
+    """The CPU as bench/README.md names it beside a figure: model name, family/model and the telling flags."""
+    info: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key in ("model name", "cpu family", "model", "flags") and key not in info:
+                info[key] = value.strip()
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+    flags = set(info.get("flags", "").split())
+    return {"cpu": info.get("model name") or platform.processor() or platform.machine(),
+            "cpu_family_model": f"{info.get('cpu family', '?')}/{info.get('model', '?')}",
+            "cpu_flags": [f for f in TELLING_FLAGS if f in flags]}
+
+
+def machine() -> dict[str, Any]:
+    return {**cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
             "load_avg_at_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
             "date": time.strftime("%Y-%m-%d %H:%M")}
 

@@ -198,7 +198,8 @@ def machine_info() -> dict[str, Any]:
             return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=30).stdout
         except Exception:  # noqa: BLE001 - machine info is best effort
             return ""
-    return {"cpus": os.cpu_count(), "load_start": round(os.getloadavg()[0], 2),
+    from _common import cpu
+    return {**cpu(), "cpus": os.cpu_count(), "load_start": round(os.getloadavg()[0], 2),
             "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "root": str(ROOT),
             "git_head": git("rev-parse", "HEAD").strip(),
             "git_changed": [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()],
