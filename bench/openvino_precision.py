@@ -1,7 +1,10 @@
 """OpenVINO's arithmetic on this CPU, bfloat16 against float32 (the choice `openvino_rt.faster_precision` makes in
 the runtime probe): greedy agreement with transformers' float32 model, 16 tokens after 12 openings (three short
 prompts and a passage from a third of the way into each of nine novels), and the probe's own timing (a 676-token
-prompt and 16 greedy tokens, best of 3, alternating). Both compiled in one process from the same 8-bit export.
+prompt and 16 greedy tokens, best of 3, alternating); then each part of that timing alone, as bench/llm.py measures
+it (a 1,024-token prompt's tokens/s, best of 3; 64 greedy tokens' tokens/s after a 64-token prompt, median of 3;
+alternating), and whether a kept prompt prefix gives the very logits of a fresh read (`openvino_rt.prefix_exact`,
+without which the runtime reads every prompt afresh). Both compiled in one process from the same 8-bit export.
 
     .venv/bin/python bench/openvino_precision.py            # both models; writes bench/results/openvino_precision.json
 """
@@ -54,10 +57,40 @@ def agreement(name: str) -> list[dict[str, Any]]:
                 logits = openvino_rt.evaluate(model, [fast[-1]])
             agreed[p].append(next((i for i, (a, b) in enumerate(zip(fast, slow)) if a != b), TOKENS))
     probe_ids = list(llm.tokenizer(runtime_probe.PROBE_TEXT)["input_ids"])
+    speed = parts_speed(models)
+    exact: dict[str, bool] = {p: openvino_rt.prefix_exact(model, probe_ids) for p, model in models.items()}
     chosen, seconds = openvino_rt.faster_precision(name, xml, probe_ids)
+    other = None if exact.get(chosen, True) else runtime_probe.tied_alternative(chosen, seconds)
+    chosen = other if other and exact[other] else chosen   # the probe's rule (runtime_probe.probe_openvino)
     return [{"model": name, "precision": p, "identical": f"{sum(k == TOKENS for k in v)} of {len(v)}",
-             "agreed_mean": round(statistics.mean(v), 2), "probe_s": seconds.get(p), "chosen": p == chosen}
-            for p, v in agreed.items()]
+             "agreed_mean": round(statistics.mean(v), 2), **speed[p], "prefix_exact": exact[p],
+             "probe_s": seconds.get(p), "chosen": p == chosen} for p, v in agreed.items()]
+
+
+def parts_speed(models: dict[str, Any], rounds: int = 3) -> dict[str, dict[str, float]]:
+    """Prompt tokens/s (1,024 tokens, best of `rounds`) and generation tokens/s (64 greedy tokens after 64, median),
+    the precisions alternating round by round."""
+    import time
+
+    import numpy as np
+    ids = [int(x) for x in np.random.default_rng(0).integers(1000, 20000, 1024)]
+    prompt: dict[str, list[float]] = {p: [] for p in models}
+    gen: dict[str, list[float]] = {p: [] for p in models}
+    for _ in range(rounds):
+        for p, model in models.items():
+            openvino_rt.forget(model)
+            start = time.perf_counter()
+            openvino_rt.evaluate(model, ids)
+            prompt[p].append(len(ids) / (time.perf_counter() - start))
+            openvino_rt.forget(model)
+            logits = openvino_rt.evaluate(model, ids[:64])
+            start = time.perf_counter()
+            for _ in range(64):
+                logits = openvino_rt.evaluate(model, [int(np.argmax(logits))])
+            gen[p].append(64 / (time.perf_counter() - start))
+            openvino_rt.forget(model)
+    return {p: {"prompt_tok_s": round(max(prompt[p])), "gen_tok_s": round(statistics.median(gen[p]), 1)}
+            for p in models}
 
 
 def main() -> None:
