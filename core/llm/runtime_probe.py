@@ -79,8 +79,8 @@ class Verdict:
             return (f"{self.runtime} {self.version} reads every prompt of {self.model} afresh{where}: a prompt read "
                     "onto a kept prefix did not give the very logits of a fresh read, so no prefix is kept and the "
                     "same question always gets the same answer")
-        arithmetic = {"bf16": " (bfloat16 arithmetic, chosen by its speed here)",
-                      "f32": " (float32 arithmetic, chosen by its speed here)"}.get(self.precision, "")
+        arithmetic = {"bf16": " (bfloat16 arithmetic, chosen by its test run here)",
+                      "f32": " (float32 arithmetic, chosen by its test run here)"}.get(self.precision, "")
         return f"{self.runtime} {self.version} passed its test run for {self.model}{where}{arithmetic}"
 
 
@@ -264,9 +264,10 @@ def probe_llamacpp(model: str, cache_dir: Path) -> dict[str, Any]:
 
 
 # How much slower (in the probe's timing) the other arithmetic may be and still be taken for a kept prefix: a prompt
-# sharing three quarters with the one before then reads 2.7-4x as fast (bench/README.md, bench/llm.py's prefix
-# column), which outweighs a tie's few percent. On an Intel Xeon with AMX the two timed within 0.2% for SmolLM2,
-# and only float32 kept its prefix exact (bench/openvino_precision.py).
+# sharing three quarters with the one before then reads 3-4x as fast as a fresh one (bench/README.md, bench/llm.py's
+# prefix column), which outweighs a tie's few percent. On an Intel Xeon with AMX SmolLM2's two timed within 0.1-5%
+# in three runs (Gemma's 8-13%, float32 the faster), and only float32 kept its prefixes exact
+# (bench/openvino_precision.py).
 PRECISION_TIE = 0.10
 
 

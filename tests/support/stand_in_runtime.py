@@ -47,5 +47,5 @@ def inexact(model: str, cache_dir: Path) -> dict[str, Any]:
 
 
 def float32(model: str, cache_dir: Path) -> dict[str, Any]:
-    """Runs, exact, and found float32 arithmetic the faster here."""
+    """Runs, exact, and chose float32 arithmetic here."""
     return {"tokens": 12, "prefix_exact": True, "precision": "f32", "precision_seconds": {"bf16": 0.5, "f32": 0.4}}
