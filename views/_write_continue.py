@@ -104,7 +104,8 @@ def continue_section(store: Store, work: Work, *, temperature: float, length: in
                 CONTINUATION.set(ShownContinuation(done))
                 CONT_PARTIAL.clear()
     continuation_result(store, work_id, index, chapter.revision, mode)
-    st.caption(f"Chapter {index} has {len(store.chapter_revisions(work_id, index))} revision(s).")
+    revisions = len(store.chapter_revisions(work_id, index))
+    st.caption(f"Chapter {index} has {revisions} revision{'' if revisions == 1 else 's'}.")
     if "arc" in work.settings:   # a story: its manuscript on the writer's desk has the downloads (views/_desk*.py)
         return
     for column, fmt in zip(st.columns(3), ("md", "epub", "docx")):

@@ -7,6 +7,7 @@ import streamlit as st
 from core.services import continuation_job
 from core.services import write_service as ws
 from core.store import StaleRevision, Store
+from views._desk_common import small_model_note
 from views._shared import plain
 from views._state import CONT_PARTIAL, CONT_TEXT, CONTINUATION, ShownContinuation
 from views._write_continue_modes import MODES
@@ -20,14 +21,20 @@ def continuation_result(store: Store, work_id: int, index: int, revision: int, m
     if shown and shown.partial:
         st.info("Generation stopped before the end: the partial continuation below can still be saved.")
     result = shown.result if shown else None
+    if result:  # a loop cut, assistant talk: said above the text, as for drafts
+        for note in result.notes:
+            (st.warning if result.talk_only else st.info)(plain(note))
     if result and (overlay := result.overlay()):
         st.html(overlay)  # every token html-escaped; hover a highlighted one for its fact
         st.caption("Highlighted: the words KID steered toward a fact (hover one for the fact).")
+    elif result and result.talk_only:  # the model wrote about the text: not presented as the story (core.metatalk)
+        with st.expander("What the model wrote (about the text, not a continuation of it)"):
+            st.caption(plain(result.text))
     elif result:
         st.markdown(plain(result.text) or "*(nothing generated)*")
+    if result and (small := small_model_note(store, work_id, "continuing a story")):  # beside the text, not on Home
+        st.caption(small)
     if shown and result:  # every mode, KID included: its prompt, what was left out of it, and the save
-        for note in result.notes:
-            st.info(plain(note))
         rate = f", {result.tokens_per_second:.1f} tokens/s" if result.tokens_per_second else ""
         with st.expander(f"Prompt ({MODES.get(result.mode, result.mode)}, {result.seconds:.1f} s{rate})"):
             st.code(result.prompt, language=None, wrap_lines=True)

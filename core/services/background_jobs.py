@@ -106,6 +106,7 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
     from core.llm import LLMError
     from core.services import llm_service
     from core.services import write_service as ws
+    from core.metatalk import without_talk
     from core.textguard import check_text
     from core.write import DecodeParams
     work = store.get_work(work_id)
@@ -127,9 +128,10 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
                 raise _DraftStopped
 
     def keep(text: str, final: bool, stopped: bool, note: str = "") -> None:
-        if stopped:  # a partial chapter: a loop in it is cut as in a finished draft
+        if stopped:  # a partial chapter: a loop and assistant talk in it are cut as in a finished draft
             checked = check_text(text)
-            text, note = checked.text, checked.note
+            text, talk, _ = without_talk(checked.text)
+            note = " ".join([checked.note, *talk]).strip()
         store.update_work_settings(work_id, {DRAFT_KEY: {"id": uuid.uuid4().hex, "text": text, "final": final,
                                                         "stopped": stopped, "note": note}})
     try:
@@ -142,7 +144,8 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
             keep("".join(pieces), False, True)
         raise
     keep(draft.text, draft.final, False, draft.cut_note)
-    cut = " (a loop the model wrote was cut: see the note under the draft)" if draft.cut_note else ""
+    cut = " (the model's text was cut where it looped or talked about itself: see the note under the draft)" \
+        if draft.cut_note else ""
     return f"A draft of {len(draft.text.split()):,} words is ready{cut}: edit it below, then accept it."
 
 

@@ -113,7 +113,7 @@ def saved_continuation(store: Store, work_id: int) -> SavedContinuation | None:
         result = Continuation(str(data["text"]), str(data["mode"]), list(data.get("facts") or []),
                               str(data.get("prompt", "")), float(data.get("seconds", 0.0)),
                               list(data.get("notes") or []), float(data.get("tokens_per_second", 0.0)), steps,
-                              bool(data.get("stopped")))
+                              bool(data.get("stopped")), bool(data.get("talk_only")))
         return SavedContinuation(str(raw["id"]), int(raw["chapter"]), int(raw["revision"]), str(raw.get("kept", "")),
                                  int(raw.get("asked", 0)), result)
     except (KeyError, TypeError, ValueError):

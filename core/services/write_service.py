@@ -24,6 +24,7 @@ from core.ingest import chunk_text
 from core.kg.types import INTERACTION_RELATIONS
 from core.llm import LLM, Completion, LLMError, MeteredLLM, TextStream, check_llm_name
 from core.llm.pricing import CostEstimate
+from core.metatalk import without_talk
 from core.services import continuity_service
 from core.services.desk_context import desk_context
 from core.services.kg_query import facts_for_retrieval
@@ -67,6 +68,7 @@ class Continuation:
     tokens_per_second: float = 0.0
     steps: list[Step] = field(default_factory=list)
     stopped: bool = False   # Stop was pressed: the text is what came before it
+    talk_only: bool = False  # the model wrote about the text rather than continuing it (core.metatalk)
 
     @property
     def boosted(self) -> list[dict[str, Any]]:
@@ -354,9 +356,11 @@ def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, 
     text, steps = (done.text if done else ""), (done.steps if isinstance(done, KidCompletion) else [])
     checked = check_text(text.strip())
     notes = prepared.notes + ([checked.note] if checked.cut else [])
-    return Continuation(checked.text, mode.name, prepared.facts, prepared.prompt,
-                        round(time.perf_counter() - started, 3), notes, round(rate, 2),
-                        steps_within(steps, text, checked.text) if checked.cut else steps, stopped)
+    shown, talk, talk_only = without_talk(checked.text, keep_start=bool(steps))
+    return Continuation(shown, mode.name, prepared.facts, prepared.prompt,
+                        round(time.perf_counter() - started, 3), notes + talk, round(rate, 2),
+                        steps_within(steps, text, checked.text) if checked.cut else steps, stopped, talk_only)
+
 
 
 def _drain_until(stream: TextStream, on_piece: PieceFn | None, on_tokens: TokensFn | None,
@@ -397,8 +401,9 @@ def partial_continuation(text: str, mode: str) -> Continuation:
     """What a continuation stopped before its end (or cut off by an error) leaves to show and save: its text with
     a loop cut as a finished one's is."""
     checked = check_text(text.strip())
-    return Continuation(checked.text, mode, [], "(generation stopped before the end)", 0.0,
-                        [checked.note] if checked.cut else [])
+    shown, talk, talk_only = without_talk(checked.text)
+    return Continuation(shown, mode, [], "(generation stopped before the end)", 0.0,
+                        ([checked.note] if checked.cut else []) + talk, talk_only=talk_only)
 
 
 def save_continuation(store: Store, work_id: int, chapter: int, kept: str, continuation: str,
