@@ -38,6 +38,7 @@ from core.metrics.token_f1 import normalize_answer, token_f1  # noqa: E402
 WEIGHT_CANDIDATES = [(0.5, 0.35, 0.05, 0.1), (0.6, 0.3, 0.0, 0.1), (0.4, 0.5, 0.0, 0.1), (0.5, 0.35, 0.15, 0.0),
                      (0.7, 0.2, 0.05, 0.05), (0.3, 0.6, 0.05, 0.05)]
 FORMS = ("span", "clause", "sentence")
+ADDED_CANDIDATES = (0, 1, 2, 3)  # qa_service.MAX_ADDED_WORDS candidates, compared on the dev half (--half dev)
 
 
 def _f1(answer: str | None, gold: str) -> float:
@@ -91,9 +92,9 @@ def pick(ext: Any, gen: Any) -> str | None:
 def graphrag(args: argparse.Namespace, memo: MemoEmbed) -> dict[str, Any]:
     everything = load_questions(args.limit)
     dev, test = halves(everything)
-    questions = per_type(everything, dev if args.tune else test, args.per_type)
+    questions = per_type(everything, dev if args.tune or args.half == "dev" else test, args.per_type)
     store, work_of = novel_store(args.reuse_store)
-    print(f"{len(questions)} questions of the {'dev' if args.tune else 'test'} half: retrieving ({args.mode}) and "
+    print(f"{len(questions)} questions of the {'dev' if args.tune or args.half == 'dev' else 'test'} half: retrieving ({args.mode}) and "
           "extracting…", flush=True)
     runs = retrieve(questions, args.mode, "extractive", store, work_of, memo=memo)
     memo.save()
@@ -125,6 +126,10 @@ def graphrag(args: argparse.Namespace, memo: MemoEmbed) -> dict[str, Any]:
             "auto, no span rule": _mean([_f1(without_span_rule(auto[q["id"]]), q["answer"]) for q in sampled]),
             "span dropped %": _mean([float(without_span_rule(auto[q["id"]]) != auto[q["id"]].answer)
                                      for q in sampled]),
+            **{f"auto, added <= {k}": _mean([_f1(auto_with(auto[q["id"]], k), q["answer"]) for q in sampled])
+               for k in ADDED_CANDIDATES},
+            "auto, no added rule": _mean([_f1(auto_with(auto[q["id"]], None), q["answer"]) for q in sampled]),
+            "rephrased, no added rule %": _mean([float(model_reply(auto[q["id"]])[2]) for q in sampled]),
             "generated supported %": _mean([float(bool(generated[q["id"]].supported)) for q in sampled])})
     examples = [{"question": q["question"], "gold": q["answer"], "extractive": shown(runs[q["id"]].result),
                  "generated": generated[q["id"]].answer if q["id"] in generated else None,
@@ -137,9 +142,39 @@ def graphrag(args: argparse.Namespace, memo: MemoEmbed) -> dict[str, Any]:
                 "generated_supported": generated[q["id"]].supported if q["id"] in generated else None,
                 "auto": auto[q["id"]].answer if q["id"] in auto else None,
                 "auto_path": auto[q["id"]].answer_path if q["id"] in auto else None,
-                "auto_no_span_rule": without_span_rule(auto[q["id"]]) if q["id"] in auto else None} for q in held]
+                "auto_no_span_rule": without_span_rule(auto[q["id"]]) if q["id"] in auto else None,
+                **_reply_fields(auto.get(q["id"]))} for q in held]
     return {"n": len(everything), "test_questions": len(held), "per_type_cap": args.per_type, "mode": args.mode,
             "rows": rows, "examples": examples, "answers": answers}
+
+
+def model_reply(result: Any) -> tuple[str | None, tuple[str, ...], bool]:
+    """(the embedded model's rephrasing of the chosen sentences, the content words it adds to them and the question
+    (core.qa.words.added_words), whether every other rule of qa_service.rephrasing_shown passes on it) for an auto
+    result; (None, (), False) where the model was not asked."""
+    from core.qa.answer import clean_answer
+    from core.qa.extract import embed_sentences
+    from core.qa.words import added_words
+    from core.services.qa_service import rephrasing_shown
+    extraction = result.extraction
+    if result.answer_path not in ("extractive", "rephrased") or not result.raw_answer or extraction is None \
+            or not extraction.quotes:
+        return None, (), False
+    reply = clean_answer(result.raw_answer)
+    added = added_words(reply, [*(q.text for q in extraction.quotes), result.plan.question])
+    passes = rephrasing_shown(reply, extraction, result.plan.question, embed=embed_sentences, added_rule=False)
+    return reply, added, passes
+
+
+def auto_with(result: Any, max_added: int | None) -> str | None:
+    """What the page shows for an auto result when a rephrasing may add at most `max_added` content words (None: the
+    rule off, as before it was made): the model's reply where it passes, else the extractive answer."""
+    reply, added, passes = model_reply(result)
+    if reply is None or result.extraction is None:
+        return result.answer
+    if passes and (max_added is None or len(added) <= max_added):
+        return reply
+    return result.extraction.answer
 
 
 def without_span_rule(result: Any) -> str | None:
@@ -157,6 +192,14 @@ def without_span_rule(result: Any) -> str | None:
         return result.answer  # turned down (or empty) for another reason: the same then as now
     shown = rephrasing_shown(reply, extraction, result.plan.question, embed=embed_sentences, span_rule=False)
     return reply if shown else result.answer
+
+
+def _reply_fields(result: Any) -> dict[str, Any]:
+    if result is None:
+        return {}
+    reply, added, passes = model_reply(result)
+    return {"model_reply": reply, "reply_added": list(added), "reply_passes_other_rules": passes,
+            "quotes": [q.text for q in result.extraction.quotes] if result.extraction is not None else []}
 
 
 def generate(store: Any, work_of: dict[str, int], sample: list[dict[str, Any]],
@@ -307,6 +350,8 @@ def main() -> None:
     parser.add_argument("--parts", nargs="*", default=["graphrag", "long", "latency"])
     parser.add_argument("--mode", default="rag", help="the retrieval mode the questions are asked in")
     parser.add_argument("--tune", action="store_true", help="graphrag: print the dev-half candidates only")
+    parser.add_argument("--half", choices=("test", "dev"), default="test", help="graphrag: the half whose answers "
+                        "are scored (dev: to choose a constant; the held-back test half is reported)")
     parser.add_argument("--limit", type=int, default=None, help="graphrag: only the first N questions")
     parser.add_argument("--per-type", type=int, default=0, help="graphrag: at most N questions of each type from the "
                         "half in use (a seeded sample; 0: the whole half)")

@@ -6,6 +6,7 @@ and the extractive reader compare them: lower-cased, Snowball-stemmed, function 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from core.retrieval.hybrid import stemmer
@@ -32,3 +33,10 @@ def content_words(text: str) -> tuple[tuple[str, str], ...]:
     kept = [w for w in surface if w and w.lower() not in STOPWORDS and (len(w) > 1 or w.isdigit())]
     stems = stemmer().stemWords([w.lower() for w in kept]) if kept else []
     return tuple(zip(stems, kept))
+
+
+def added_words(text: str, sources: Sequence[str]) -> tuple[str, ...]:
+    """The content words of `text` (surface forms, in order, once each) whose stems none of `sources` has: what a
+    restatement of `sources` adds to them ("... hurt by the Christmas spirit" beside a sentence that says neither)."""
+    known = {stem for source in sources for stem, _ in content_words(source)}
+    return tuple(dict.fromkeys(word for stem, word in content_words(text) if stem not in known))

@@ -212,6 +212,19 @@ def test_a_rephrasing_that_drops_the_answer_the_reader_found_is_not_shown(carol,
     assert result.answer == (reply if shown == "rephrased" else extraction.answer)
 
 
+@pytest.mark.parametrize("max_added, shown", [(qa_service.MAX_ADDED_WORDS, "extractive"), (99, "rephrased")])
+def test_a_rephrasing_that_adds_its_own_story_is_not_shown(carol, monkeypatch, max_added: int,  # noqa: ANN001
+                                                          shown: str) -> None:
+    """The embedded model's rephrasing may restate the quoted sentence, not add to it: a reply with more than
+    MAX_ADDED_WORDS content words that neither the quote nor the question holds is the model's own story, and the
+    page shows the quote instead (with the rule relaxed, the same reply would be shown: the other checks pass it)."""
+    monkeypatch.setattr(qa_service, "MAX_ADDED_WORDS", max_added)
+    reply = "Scrooge's dead partner was Marley, his brother-in-law."  # "brother", "law": in neither quote nor question
+    result = _ask_an_embedded_model_that_replies(carol, reply, "What is the name of Scrooge's dead partner?")
+    assert result.extraction is not None and result.answer_path == shown
+    assert result.answer == (reply if shown == "rephrased" else result.extraction.answer)
+
+
 def test_keeps_span_matches_whole_words_in_any_case() -> None:
     assert qa_service.keeps_span("It was JACOB  Marley's ghost.", "Jacob Marley")
     assert not qa_service.keeps_span("Marleyville", "Marley") and not qa_service.keeps_span("the clerk", "Marley")

@@ -203,3 +203,16 @@ def test_the_probability_follows_the_fitted_model() -> None:
     z = INTERCEPT + COEFFICIENTS[0] * 0.6 + COEFFICIENTS[1] * 0.4 + COEFFICIENTS[2] * 0.5
     assert answer_probability(0.6, rel) == pytest.approx(1 / (1 + np.exp(-z)))
     assert answer_probability(1.0, Relevance(1.0, 1.0, ())) > answer_probability(1.0, Relevance(0.0, 0.0, ()))
+
+
+def test_added_words_are_what_a_restatement_says_beyond_its_sources() -> None:
+    from core.qa.words import added_words
+    quote = '"I am in the presence of the Ghost of Christmas Yet To Come?" said Scrooge.'
+    question = "What does the Ghost of Christmas Yet to Come show Scrooge?"
+    told = "The Ghost of Christmas Yet to Come shows Scrooge that he is not the only one who has been hurt by the " \
+           "Christmas spirit."
+    assert added_words(told, [quote, question]) == ("hurt", "spirit")
+    # inflections and possessives of the sources' own words add nothing; nor do function words
+    assert added_words("Manuel sells Buck's collar; he was selling it.", ["Manuel, who sells collars", "Buck"]) == ()
+    assert added_words("Manuel sold it.", ["Manuel sells it."]) == ("sold",)  # stems, not lemmas: strict
+    assert added_words("Anything at all.", []) == ("Anything",)
