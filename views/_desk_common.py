@@ -20,17 +20,30 @@ def writing_llm(store: Store, work_id: int) -> LLM:
     return llm_service.build_llm(store, "writing", store.get_work(work_id).settings.get("llm"), work_id=work_id)
 
 
-def small_model_note(store: Store, work_id: int, job: str) -> str | None:
-    """What to say next to a plan or a rewrite by an embedded model (None for any other model)."""
+def embedded_writer(store: Store, work_id: int) -> str | None:
+    """The work's writing model when it is an embedded one (None for any other model)."""
     name = ws.writing_model(store, work_id)
     try:
-        embedded = is_embedded(name)
+        return name if is_embedded(name) else None
     except LLMConfigError:   # a name no provider knows: the model's own error says so when it is used
         return None
-    if not embedded:
+
+
+def small_model_note(store: Store, work_id: int, job: str) -> str | None:
+    """What to say next to a plan or a rewrite by an embedded model (None for any other model)."""
+    if (name := embedded_writer(store, work_id)) is None:
         return None
     return (f"This story is written by the embedded model {name}: a model this small does {job} poorly, so read "
             "its output as a suggestion to edit. A stronger model (Settings → writing) does it properly.")
+
+
+def continuation_note(store: Store, work_id: int) -> str | None:
+    """What to say next to a continuation by an embedded model (None for any other model)."""
+    if (name := embedded_writer(store, work_id)) is None:
+        return None
+    return (f"Continued by the embedded model {name}: a model this small loses the thread within a few sentences "
+            "and sometimes writes about the text instead of continuing it, so read this as a rough draft. A stronger "
+            "model (Settings → writing) continues a story properly.")
 
 
 def done(message: str) -> None:

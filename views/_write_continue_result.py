@@ -7,7 +7,7 @@ import streamlit as st
 from core.services import continuation_job
 from core.services import write_service as ws
 from core.store import StaleRevision, Store
-from views._desk_common import small_model_note
+from views._desk_common import continuation_note
 from views._shared import plain
 from views._state import CONT_PARTIAL, CONT_TEXT, CONTINUATION, ShownContinuation
 from views._write_continue_modes import MODES
@@ -32,7 +32,7 @@ def continuation_result(store: Store, work_id: int, index: int, revision: int, m
             st.caption(plain(result.text))
     elif result:
         st.markdown(plain(result.text) or "*(nothing generated)*")
-    if result and (small := small_model_note(store, work_id, "continuing a story")):  # beside the text, not on Home
+    if result and (small := continuation_note(store, work_id)):  # beside the text, not only on Home
         st.caption(small)
     if shown and result:  # every mode, KID included: its prompt, what was left out of it, and the save
         rate = f", {result.tokens_per_second:.1f} tokens/s" if result.tokens_per_second else ""

@@ -58,4 +58,5 @@ def test_a_preamble_is_taken_off_and_said(talker: None, monkeypatch: pytest.Monk
 def test_an_embedded_models_continuation_says_what_it_is(talker: None, monkeypatch: pytest.MonkeyPatch) -> None:
     at = _open(monkeypatch, "story")
     assert STORY in "\n".join(m.value for m in at.markdown) and not at.warning
-    assert any("embedded model talker:small" in c.value and "Settings" in c.value for c in at.caption)
+    assert any("Continued by the embedded model talker:small" in c.value and "Settings" in c.value
+               for c in at.caption)
