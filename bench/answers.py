@@ -94,7 +94,8 @@ def graphrag(args: argparse.Namespace, memo: MemoEmbed) -> dict[str, Any]:
     dev, test = halves(everything)
     questions = per_type(everything, dev if args.tune or args.half == "dev" else test, args.per_type)
     store, work_of = novel_store(args.reuse_store)
-    print(f"{len(questions)} questions of the {'dev' if args.tune or args.half == 'dev' else 'test'} half: retrieving ({args.mode}) and "
+    half = "dev" if args.tune or args.half == "dev" else "test"
+    print(f"{len(questions)} questions of the {half} half: retrieving ({args.mode}) and "
           "extracting…", flush=True)
     runs = retrieve(questions, args.mode, "extractive", store, work_of, memo=memo)
     memo.save()

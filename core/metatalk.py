@@ -41,8 +41,8 @@ PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.I) for p in (
     r"\bI(?:'ve|\u2019ve| have)? added (?:a|an|the|some|this|that) (?:\w+ )?"
     r"(?:detail|sentence|phrase|paragraph|line|word|description)s?\b",
     r"^(?:the|this|that) (?:text|excerpt|paragraph|imagery|conclusion of the text)"
-    r"(?: \w+){0,2} (?:is|ends|begins|continues|describes|uses|suggests|conveys|explores|shows)\b",  # commentary is in the
-    # present tense, a novel's narration mostly in the past: "The text was in Latin" is left alone
+    # commentary is in the present tense, a novel's narration mostly in the past: "The text was in Latin" is left alone
+    r"(?: \w+){0,2} (?:is|ends|begins|continues|describes|uses|suggests|conveys|explores|shows)\b",
     r"\bliterary device\b|\balliteration\b|\bis a metaphor for\b",
     r"\byour (?:last|first|next|previous|final|opening) (?:sentence|paragraph|line)s?\b",
     r"\b(?:in|for) (?:this|the|your) (?:story|text|passage|excerpt), (?:you|I)\b",

@@ -10,6 +10,7 @@ from core.store import Store
 from views._desk_common import done
 from views._shared import plain
 from views._state import Slot
+from views._text import counted
 
 SHOWN = 200   # rows of the cards' table
 
@@ -46,7 +47,7 @@ def bible_view(store: Store, work_id: int) -> None:
 def _card(store: Store, work_id: int, card: bs.Card) -> None:
     st.markdown(f"**{plain(card.label)}** · {plain(card.type)}" +
                 (f" · also {plain(', '.join(card.aliases))}" if card.aliases else "") +
-                (f" · first in chapter {card.first_chapter}, {card.mentions} mention(s)" if card.in_graph
+                (f" · first in chapter {card.first_chapter}, {counted(card.mentions, 'mention')}" if card.in_graph
                  else " · not in the graph yet"))
     if card.relationships:
         st.markdown("\n".join(f"- ch. {chapter}: {plain(text)}" for chapter, text in card.relationships))

@@ -10,6 +10,7 @@ import streamlit as st
 from core.services import summary_scores, summary_service as ss
 from core.summarize import EXTRACTIVE, MODE_LABELS
 from views._shared import get_store, plain
+from views._text import counted
 
 CHOICES = {EXTRACTIVE: "In the book's own words (extractive)", "kg": "Model, with the graph",
            "no_kg": "Model, chapter text only", "both": "Model, both side by side"}
@@ -45,7 +46,7 @@ def render_summary(work_id: int, chapter: int, mode: str, entry: dict[str, Any],
               f"chosen {how}, in story order, {stats.get('words', '?')} words")
     else:
         by = f"written by {shown.model}"
-    st.caption(f"{by} · {shown.created_at:%Y-%m-%d %H:%M} · {entry['versions']} version(s)"
+    st.caption(f"{by} · {shown.created_at:%Y-%m-%d %H:%M} · {counted(entry['versions'], 'version')}"
                + (" · the chapter changed since" if entry["stale"] else ""))
     if entry["newer_generated"]:
         st.caption("A newer generated version exists; your edit stays the one shown.")

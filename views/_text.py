@@ -25,3 +25,8 @@ def plain_with_italics(text: str) -> str:
         pos = m.end()
     out.append(plain(text[pos:]))
     return "".join(out)
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """"1 flag", "0 flags", "3 chapters": a count with its noun in the right number."""
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"

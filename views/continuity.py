@@ -13,6 +13,7 @@ from views._continuity_reading import reading_box
 from views._continuity_view import both_sentences, reader_anchor
 from views._shared import get_store, pick_work_with_chapters, plain, select_work
 from views._state import CONT_NOTE, CONT_OPEN_READER, READ_CHAPTER, READ_HIGHLIGHT
+from views._text import counted
 
 READER = "views/read.py"
 store = get_store()
@@ -76,13 +77,13 @@ show_intended = right.toggle("Show intended", key="continuity_show_intended",
                              help="Also the flags marked intended (greyed), to take the mark back")
 if right.button("Check again", key="continuity_recheck", help="Re-run the checks on the stored states (seconds)"):
     report = continuity_service.check_work(store, work_id)
-    st.toast(f"{report.flags} flag(s) in {report.seconds:.2f} s")
+    st.toast(f"{counted(report.flags, 'flag')} in {report.seconds:.2f} s")
     status = continuity_service.status(store, work_id)
 
 views = [v for v in continuity_service.list_flags(store, work_id, chapter_choice, include_intended=show_intended)
          if v.flag.kind in kinds]
 summary = ", ".join(f"{n} {KIND_TITLES[k].lower()}" for k, n in sorted(status.by_kind.items()))
-st.markdown(f"**{status.flags} flag(s)**" + (f": {summary}" if summary else "") +
+st.markdown(f"**{counted(status.flags, 'flag')}**" + (f": {summary}" if summary else "") +
             (f" · {status.intended} marked intended" if status.intended else ""))
 if not views:
     st.info("No contradictions found" + (" in this chapter" if chapter_choice else "") + ". "

@@ -9,6 +9,7 @@ from core.services import retention_service as retention
 from views._dashboard_charts import KIND_LABELS, heatmap, metric_charts
 from views._dashboard_tables import comparison, dropped
 from views._shared import get_store, plain, work_picker
+from views._text import counted
 
 
 @st.cache_resource(show_spinner="Loading spaCy…")
@@ -29,7 +30,7 @@ def _analyse(work_id: int, params: retention.RetentionParams) -> retention.WorkR
             bar.progress(done / max(total, 1), text=plain(msg))
 
         result = retention.analyse_work(store, work_id, params, nlp=_nlp(), on_progress=progress)
-        box.update(label=f"Read {len(pending)} chapter(s)", state="complete", expanded=False)
+        box.update(label=f"Read {counted(len(pending), 'chapter')}", state="complete", expanded=False)
     return result
 
 

@@ -12,6 +12,7 @@ from views._read_text import chapter_text, scroll_page
 from views._reader import opening_chapter, place_bar, recap_section
 from views._shared import get_store, keep_in_url, plain, select_work, url_link, work_picker
 from views._state import READ_CHAPTER, READ_EDIT_SAVED, READ_EDITING, READ_HIGHLIGHT, READ_SCROLL_TOP
+from views._text import counted
 
 store = get_store()
 if (linked := url_link("work")) is not None:  # a link (Ask's "Show in reader"), a reload or a bookmark
@@ -69,7 +70,7 @@ if index > 1 and st.button("Recap", key="read_recap", icon=":material/history:",
             st.info("No retrospective questions reach back from this chapter yet: build NARCO edges on the "
                     "Ask page (or `cli.py narco build`).")
         for item in items:
-            st.markdown(f"**Chapter {item.chapter}, passage {item.chunk + 1}** · {item.degree} question(s)")
+            st.markdown(f"**Chapter {item.chapter}, passage {item.chunk + 1}** · {counted(item.degree, 'question')}")
             st.caption(plain(item.text[:400] + ("…" if len(item.text) > 400 else "")))
             st.markdown("\n".join(f"- {plain(q['question'])}" for q in item.questions))
 

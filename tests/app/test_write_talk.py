@@ -14,7 +14,7 @@ BOOK = ("CHAPTER I.\n\nElena Voss found the dragon egg in her field. She carried
         "rain, and set it by the fire.")
 TALK = ("In this continuation, you continue the story with a different direction. I added a sentence of consequence "
         "to the previous paragraph. I hope this helps!")
-STORY = "The egg cracked at midnight, and a small grey head looked out at the embers"  # no full stop: plain() escapes it
+STORY = "The egg cracked at midnight, and a small grey head looked out at the embers"  # no full stop: plain() escapes
 REPLIES = {"talk": TALK, "preamble": "Here's the continuation of the text:\n\n" + STORY, "story": STORY}
 
 
