@@ -4,8 +4,10 @@ talking about the text, and how often the check fires on real prose.
   floor   every sentence of the 11 shared novels and the 10 GraphRAG-Bench dev books: sentences the check calls
           assistant talk, per book and per 10,000 sentences (on real prose every one is a false alarm).
   models  --n seeded excerpts (three paragraphs of at least 40 words, from the middle of a shared novel) continued by
-          each embedded model as the Write page's "Text only" mode asks it (core.write.modes.continue_messages,
-          temperature 0.8, --tokens new tokens, seed = the excerpt's number); each continuation checked. The texts
+          each embedded model as the Write page's "Text only" mode does (--framing raw, the default: the raw text
+          continued from a new paragraph, core.write.modes) or did before 2026-11-28 (--framing chat: asked in a
+          chat, continue_messages), temperature 0.8, --tokens new tokens, seed = the excerpt's number; each
+          continuation checked. The texts
           are written to the JSON with the verdicts, for reading by hand (--labels FILE: a JSON of
           {"model|excerpt": true/false}, assistant talk or not, scores the check against them; --rescore FILE
           judges the replies kept in an earlier results file again, without generating).
@@ -88,20 +90,23 @@ def verdict(sample: dict[str, Any]) -> dict[str, Any]:
             "preamble_cut": checked.text != reply and not checked.mostly_meta, "note": checked.note}
 
 
-def models(n: int, seed: int, tokens: int, labels: dict[str, bool], kept: list[dict[str, Any]] | None) -> \
-        dict[str, Any]:
+def models(n: int, seed: int, tokens: int, labels: dict[str, bool], kept: list[dict[str, Any]] | None,
+           framing: str = "raw") -> dict[str, Any]:
     samples, rows, seconds = ([verdict(s) for s in kept] if kept is not None else []), [], {}
     if kept is None:
         from core.llm.registry import get_llm
-        from core.write.modes import continue_messages
+        from core.write.modes import PreparedPrompt, continue_messages, get_mode
         from core.write.params import DecodeParams
         chosen = excerpts(n, seed)
         for name in MODELS:
             llm = get_llm(name)
             started = time.perf_counter()
             for ex in chosen:
-                reply = llm.complete(continue_messages(ex["text"]),
-                                     DecodeParams(temperature=0.8, max_tokens=tokens, seed=ex["id"]).options()).text
+                decode = DecodeParams(temperature=0.8, max_tokens=tokens, seed=ex["id"])
+                if framing == "chat":
+                    reply = llm.complete(continue_messages(ex["text"]), decode.options()).text
+                else:  # as the Write page continues with an embedded model now (core.write.modes, raw text)
+                    reply = get_mode("plain").generate(llm, PreparedPrompt(ex["text"]), decode).text()
                 samples.append(verdict({"model": name, "excerpt": ex["id"], "book": ex["book"],
                                         "end": ex["text"][-200:], "reply": reply}))
             seconds[name] = round(time.perf_counter() - started, 1)
@@ -132,6 +137,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=20, help="models: excerpts per model")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--tokens", type=int, default=150, help="models: new tokens (the Write page's default)")
+    parser.add_argument("--framing", choices=("raw", "chat"), default="raw", help="models: continue the raw text (the "
+                        "Write page with an embedded model, since 2026-11-28) or ask in a chat (before)")
     parser.add_argument("--labels", type=Path, default=None, help="models: hand labels to score the check against")
     parser.add_argument("--rescore", type=Path, default=None, help="models: judge the replies kept in this results "
                         "file again instead of generating")
@@ -144,7 +151,7 @@ def main() -> None:
         out["floor"] = floor()
         print("Real prose (every hit a false alarm)\n" + table(out["floor"]["rows"]), flush=True)
     if "models" in args.parts:
-        out["models"] = models(args.n, args.seed, args.tokens, labels, kept)
+        out["models"] = models(args.n, args.seed, args.tokens, labels, kept, args.framing)
         print("\nEmbedded models continuing excerpts\n" + table(out["models"]["rows"]), flush=True)
     print(f"wrote {write_results(args.out, out)}")
 

@@ -8,6 +8,9 @@ true paragraph i+1 (lower is better) under two prompts built by core.write's con
              inserted before it; the preceding text is cut further so the prompt still fits the budget
 Facts come from the book's offline KG (kg_service.build_graph on a temporary SQLite file), restricted to chapters
 *before* the position's chapter, so no fact can be extracted from the paragraph being predicted.
+Framing: the plain prompt is also scored as a chat asks it (the continuation instruction and the text in the
+model's chat template, as the Write page asked every model until 2026-11-28; ppl_plain_chat, and raw_lower_share: the
+positions where the raw text predicts the true paragraph better). The page now continues raw for the embedded models.
 Then generation tokens/s of the same model: raw-text greedy decoding and chat streaming, 48 new tokens.
 
     .venv/bin/python bench/write.py                       # ~8 min on 2 busy cores; writes bench/results/write.json
@@ -34,7 +37,7 @@ from core.services.kg_query import facts_for_retrieval
 from core.services.kg_service import build_graph
 from core.services.library import import_book
 from core.write import ContinuationRequest, ContinueParams, FactPool, get_mode
-from core.write.modes import verbalize
+from core.write.modes import continue_messages, verbalize
 from core.write.prompts import CONTINUE_USER
 
 NOVELS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "novels" / "txt"
@@ -109,6 +112,10 @@ def perplexity_rows(llm: Any, novels: list[str], per_novel: int, budget: int, se
                     nll, n = paragraph_nll(llm, prepared.prompt, pos["target"])
                     if mode == "plain" and len(PLAIN_PROMPTS) < 3:
                         PLAIN_PROMPTS.append(prepared.prompt)
+                    if mode == "plain":  # the same prompt asked in a chat, as a continuation used to be asked
+                        chat = llm.format_prompt(continue_messages(prepared.prompt))
+                        scored = llm.token_logprobs(chat, pos["target"])
+                        result["plain-chat"] = {"nll": -sum(t.logprob for t in scored), "tokens": len(scored)}
                     result[mode] = {"nll": nll, "tokens": n, "prompt_tokens": llm.count_tokens(prepared.prompt),
                                     "facts": [f["text"] for f in prepared.facts]}
                 samples.append(result)
@@ -123,7 +130,11 @@ def summary(name: str, samples: list[dict[str, Any]]) -> dict[str, Any]:
         return math.exp(sum(s[mode]["nll"] for s in samples) / max(1, sum(s[mode]["tokens"] for s in samples)))
     per = [(math.exp(s["plain"]["nll"] / s["plain"]["tokens"]), math.exp(s["kg-prompt"]["nll"] /
                                                                            s["kg-prompt"]["tokens"])) for s in samples]
+    chat = [(s["plain"]["nll"] / s["plain"]["tokens"], s["plain-chat"]["nll"] / s["plain-chat"]["tokens"])
+            for s in samples if "plain-chat" in s]
     return {"novel": name, "n": len(samples), "ppl_plain": round(ppl("plain"), 2),
+            "ppl_plain_chat": round(ppl("plain-chat"), 2) if chat else None,
+            "raw_lower_share": round(sum(r < c for r, c in chat) / len(chat), 3) if chat else None,
             "ppl_kg_prompt": round(ppl("kg-prompt"), 2),
             "kg_lower_share": round(sum(k < p for p, k in per) / max(1, len(per)), 3),
             "median_delta": round(statistics.median(k - p for p, k in per), 3) if per else 0.0,
@@ -156,8 +167,10 @@ def main() -> None:
     ap.add_argument("--per-novel", type=int, default=8)
     ap.add_argument("--budget", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--llm", default=None, help="the model (default: the configured default model)")
+    ap.add_argument("--out", default="write")
     args = ap.parse_args()
-    name = get_settings().llm
+    name = args.llm or get_settings().llm
     llm = get_llm(name)
     started = time.perf_counter()
     rows, samples = perplexity_rows(llm, args.novels, args.per_novel, args.budget, args.seed)
@@ -167,7 +180,7 @@ def main() -> None:
     speed = speed_rows(llm, PLAIN_PROMPTS[:2])
     print(f"\nGeneration speed ({name}, greedy, 48 new tokens after a ~1,000-token prompt, CPU)")
     print(table(speed))
-    path = write_results("write", {"llm": name, "budget_tokens": args.budget, "seed": args.seed,
+    path = write_results(args.out, {"llm": name, "budget_tokens": args.budget, "seed": args.seed,
                                    "per_novel": args.per_novel, "perplexity": rows, "speed": speed,
                                    "samples": samples,
                                    "seconds": round(time.perf_counter() - started, 1)})

@@ -119,7 +119,7 @@ class Abilities:
 
     logits: bool = False          # next_token_logits, model, tokenizer, encode, decode (KID, perplexity, scoring)
     logprobs: bool = False        # token_logprobs, logprob: the log-probability of a given continuation
-    raw_text: bool = False        # generate_text: continue a prompt as raw text, no chat template around it
+    raw_text: bool = False        # generate_text, stream_text: continue a prompt as raw text, no chat template
     prompt_text: bool = False     # format_prompt: the exact text the model reads for messages (countable)
     chat_template: bool = True    # False for a base model, which reads a plain transcript, not a chat
     exact_tokens: bool = False    # count_tokens is the model's own tokenizer (otherwise an estimate)
@@ -169,6 +169,7 @@ class LocalAccess(LLM, Protocol):
     def logprob(self, prompt: str, continuation: str) -> float: ...
     def format_prompt(self, messages: MessagesIn) -> str: ...
     def generate_text(self, prompt: str, options: GenerationOptions | None = None, **overrides: Any) -> Completion: ...
+    def stream_text(self, prompt: str, options: GenerationOptions | None = None, **overrides: Any) -> TextStream: ...
     def warm(self) -> Any: ...
 
 

@@ -144,6 +144,17 @@ class LocalLLM:
         fast = self._generator()
         return self._generate(fast, prompt, GenerationOptions.build(options, **overrides), add_special_tokens=True)
 
+    def stream_text(self, prompt: str, options: GenerationOptions | None = None, **overrides: Any) -> TextStream:
+        """Continue `prompt` as raw text (no chat template, no transcript), streamed; the reply's leading white
+        space dropped. How an embedded model continues a story (core.write.modes)."""
+        opts = GenerationOptions.build(options, **overrides)
+        fast = self._generator()
+        if fast is not None:
+            pieces = self._fast_stream(fast, prompt, opts, add_special_tokens=True, strip_leading=True)
+        else:
+            pieces = local_torch.stream(self, prompt, opts, add_special_tokens=True, strip_leading=True)
+        return TextStream(pieces, self.name)
+
     def stream(self, messages: MessagesIn, options: GenerationOptions | None = None,
                **overrides: Any) -> TextStream:
         opts = GenerationOptions.build(options, **overrides)

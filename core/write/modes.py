@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from core.llm.base import LLM, TextStream
+from core.llm.base import LLM, GenerationOptions, TextStream, local_access
 from core.retrieval import rank_by_similarity
 from core.textfit import fit_end, keep_end
 from core.write.params import ContinueParams, DecodeParams
@@ -28,6 +28,7 @@ from core.write.prompts import CONTINUE_SYSTEM, CONTINUE_USER
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n\s*")
+RAW_MIN_TOKENS = 16  # a raw continuation has at least this many tokens (or all it was asked for, if fewer)
 
 
 @dataclass
@@ -69,6 +70,11 @@ class PreparedPrompt:
     triples: list[tuple[str, str, str] | None] = field(default_factory=list)  # KID: each fact's triple, if known
 
 
+def raw_prompt(prompt: str) -> str:
+    """The text a raw continuation starts from: the prompt, then a new paragraph."""
+    return prompt.rstrip() + "\n\n"
+
+
 def continue_messages(prompt: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": CONTINUE_SYSTEM}, {"role": "user", "content": CONTINUE_USER.format(
         prompt=prompt)}]
@@ -87,7 +93,13 @@ class ContinuationMode:
         return self
 
     def generate(self, llm: LLM, prepared: PreparedPrompt, decode: DecodeParams) -> TextStream:
-        """A TextStream of the continuation. The default asks the model through its chat interface."""
+        """A TextStream of the continuation. A model with raw text access (the embedded ones) continues the prompt
+        itself, from a new paragraph, as Andrus et al.'s completion does; any other is asked through its chat
+        interface. Asked in a chat, the small models answer as an assistant talking about the text about half the
+        time, and predict the book's own next paragraph less well (bench/write.py, framing)."""
+        if llm.abilities.raw_text:  # an end of text before RAW_MIN_TOKENS becomes a new paragraph: never empty
+            options = GenerationOptions.build(decode.options(), min_tokens=min(RAW_MIN_TOKENS, decode.max_tokens))
+            return local_access(llm).stream_text(raw_prompt(prepared.prompt), options)
         return llm.stream(continue_messages(prepared.prompt), decode.options())
 
 

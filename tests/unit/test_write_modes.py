@@ -2,13 +2,14 @@
 the kg-block and plain prompts, the registry a KID mode plugs into, and Markdown / EPUB export."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
 
 from core.llm import FakeLLM
-from core.llm.base import Completion, TextStream
+from core.llm.base import Abilities, Completion, TextStream
 from core.write import ContinuationMode, ContinuationRequest, ContinueParams, FactPool, get_mode, mode_names, \
     register_mode
 from core.write.export import ExportChapter, to_epub, to_markdown
@@ -99,6 +100,33 @@ def test_a_new_mode_plugs_into_the_registry() -> None:
         _modes.pop("kid-test")
     with pytest.raises(ValueError, match="plain, kg-prompt, kg-block"):
         get_mode("kid-test")
+
+
+class RawTextLLM(FakeLLM):
+    """A local model's raw text access, faked: what it was asked to continue, and a reply."""
+
+    abilities = Abilities(raw_text=True)
+
+    def __init__(self) -> None:
+        super().__init__(["unused"])
+        self.raw: list[str] = []
+
+    def stream_text(self, prompt: str, options: Any = None, **overrides: Any) -> TextStream:
+        self.raw.append(prompt)
+
+        def pieces() -> Generator[str, None, Completion]:
+            yield "The egg hatched."
+            return Completion("The egg hatched.", 10, 4, 0.1, "stop", "raw")
+        return TextStream(pieces(), "raw")
+
+
+def test_a_model_with_raw_text_continues_the_text_itself_not_a_chat() -> None:
+    """An embedded model continues the prompt as raw text from a new paragraph: asked in a chat it answers as an
+    assistant about the text half the time (bench/metatalk.py) and predicts the book's next paragraph less well."""
+    llm = RawTextLLM()
+    prepared = get_mode("plain").prepare(_request("plain"))
+    assert get_mode("plain").generate(llm, prepared, ContinueParams(tokens=5).decode()).text() == "The egg hatched."
+    assert llm.raw == [prepared.prompt.rstrip() + "\n\n"] and not llm.calls   # no chat call
 
 
 def test_default_generation_goes_through_the_chat_interface() -> None:
