@@ -362,7 +362,6 @@ def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, 
                         steps_within(steps, text, checked.text) if checked.cut else steps, stopped, talk_only)
 
 
-
 def _drain_until(stream: TextStream, on_piece: PieceFn | None, on_tokens: TokensFn | None,
                  should_stop: Callable[[], bool] | None, asked: int) -> tuple[Completion | None, bool]:
     """`_drain` with progress and a stop: (completion, stopped). A KidStream asked to stop ends at its next word and

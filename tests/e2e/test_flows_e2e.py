@@ -266,7 +266,7 @@ def test_continue_a_chapter_with_smollm2(ui) -> None:  # noqa: ANN001
     page.get_by_role("heading", name="Continue from the cursor").wait_for()
     set_number(page, "Max new tokens", 16)
     assert page.get_by_role("radio", name="Text only").is_checked()  # the plain mode, in plain words
-    revisions = page.get_by_text(re.compile(r"Chapter 7 has 1 revision\(s\)\."))
+    revisions = page.get_by_text(re.compile(r"Chapter 7 has 1 revision\."))
     revisions.wait_for()
     page.get_by_role("button", name="Continue", exact=True).click()
     prompt = page.get_by_text(re.compile(r"Prompt \(Text only, [\d.]+ s, [\d.]+ tokens/s\)"))  # tokens/s for every mode
@@ -282,7 +282,7 @@ def test_continue_a_chapter_with_smollm2(ui) -> None:  # noqa: ANN001
     assert page.get_by_role("button", name="Stop").count() == 0, "no Stop button once the generation is done"
 
     page.get_by_role("button", name="Save as a new revision").click()
-    page.get_by_text(re.compile(r"Chapter 7 has 2 revision\(s\)\.")).wait_for()
+    page.get_by_text(re.compile(r"Chapter 7 has 2 revisions\.")).wait_for()
     wait_idle(page)
     no_exception(page)
 
