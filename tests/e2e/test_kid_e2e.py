@@ -83,6 +83,6 @@ def test_a_kid_continuation_shows_progress_and_stops_keeping_its_text(kid_app: A
     page.locator(".kid-overlay").first.wait_for()
     assert page.locator(".kid-overlay").first.inner_text().strip() == text
     page.get_by_role("button", name="Save as a new revision").click()
-    page.get_by_text(re.compile(r"Chapter 1 has 2 revision\(s\)\.")).wait_for()
+    page.get_by_text(re.compile(r"Chapter 1 has 2 revisions\.")).wait_for()
     wait_idle(page)
     no_exception(page)
