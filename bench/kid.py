@@ -121,7 +121,7 @@ def book_contexts(novel: str, workdir: Path, per_novel: int, rng: random.Random)
             kept.insert(0, paras.pop())
         context = "\n\n".join(kept)
         triples: dict[str, tuple[str, str, str]] = {}
-        for f in facts_for_retrieval(store, work.id, index):  # as write_service.fact_pool: the text and its triple
+        for f in facts_for_retrieval(store, work.id, index):  # as continuation_service.fact_pool: the text and its triple
             if text := verbalize(f.subject, f.relation, f.object):
                 triples.setdefault(text, (f.subject, f.relation, f.object))
         texts = list(triples)

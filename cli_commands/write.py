@@ -9,7 +9,7 @@
                                                      # {"text","mode","facts","prompt","tokens_per_second",...}
     cli.py continue WORK_ID --mode kid [--variant logits|kv] [--tokens N] [--seed S] --json
                                                      # {"text","boosted","facts","seconds","tokens_per_second"}
-Every mode goes through write_service.continue_work (ContinueParams.kid carries KID's settings).
+Every mode goes through continuation_service.continue_work (ContinueParams.kid carries KID's settings).
 """
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def cmd_export(args: argparse.Namespace) -> dict[str, Any]:
 
 @not_found_as_cli_error
 def cmd_continue(args: argparse.Namespace) -> Any:
-    from core.services import write_service
+    from core.services import continuation_service
     from core.write.kid import KidParams
     store = open_store()
     kid = args.mode == "kid"
@@ -115,8 +115,9 @@ def cmd_continue(args: argparse.Namespace) -> Any:
                                 kid=KidParams(variant=args.variant, seed=args.seed, max_tokens=args.tokens,
                                               temperature=temperature) if kid else None)
         text = Path(args.text_file).read_text(encoding="utf-8") if args.text_file else None
-        result = write_service.continue_work(store, args.work_id, params, _llm(store, args.work_id, args.llm),
-                                             text=text, chapter=args.chapter)
+        result = continuation_service.continue_work(store, args.work_id, params,
+                                                    _llm(store, args.work_id, args.llm), text=text,
+                                                    chapter=args.chapter)
     except (LLMError, ValueError, OSError) as exc:
         raise CliError(str(exc)) from exc
     data = result.as_dict()

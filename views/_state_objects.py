@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.services.qa_service import QAResult
-from core.services.write_service import Continuation
+from core.services.continuation_service import Continuation
 
 
 @dataclass(frozen=True)

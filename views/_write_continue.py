@@ -12,6 +12,7 @@ import streamlit as st
 from core.domain import Work
 from core.llm import LLMError
 from core.services import continuation_job, llm_service
+from core.services import continuation_service as cs
 from core.services import write_service as ws
 from core.store import Store
 from core.write import ContinueParams, mode_names
@@ -96,7 +97,7 @@ def continue_section(store: Store, work: Work, *, temperature: float, length: in
                 mode=mode, tokens=length, temperature=temperature, chapter=index, text=CONT_TEXT.get(),
                 revision=chapter.revision, kid=kid))  # reruns the page (its panel polls); a busy work: a message
         else:
-            done = streamed(lambda cb: ws.continue_work(  # the model is built inside: its errors are shown as the
+            done = streamed(lambda cb: cs.continue_work(  # the model is built inside: its errors are shown as the
                 store, work_id, params, llm_service.build_llm(  # run's are
                     store, "writing", work.settings.get("llm"), work_id=work_id),
                 chapter=index, on_piece=cb, text=CONT_TEXT.get()), CONT_PARTIAL)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.services import continuation_job
-from core.services import write_service as ws
+from core.services import continuation_service as cs
 from core.store import StaleRevision, Store
 from views._desk_common import continuation_note
 from views._shared import plain
@@ -16,7 +16,7 @@ from views._write_continue_modes import MODES
 def continuation_result(store: Store, work_id: int, index: int, revision: int, mode: str) -> None:
     """The continuation of chapter `index` (at `revision`, the chapter's current one) in `mode`, under the button."""
     if partial := CONT_PARTIAL.pop().strip():  # stopped or failed midway: keep what came
-        CONTINUATION.set(ShownContinuation(ws.partial_continuation(partial, mode), partial=True))
+        CONTINUATION.set(ShownContinuation(cs.partial_continuation(partial, mode), partial=True))
     shown = CONTINUATION.get()
     if shown and shown.partial:
         st.info("Generation stopped before the end: the partial continuation below can still be saved.")
@@ -43,7 +43,7 @@ def continuation_result(store: Store, work_id: int, index: int, revision: int, m
         save, drop = st.columns(2)
         if save.button("Save as a new revision", key="cont_save"):
             try:
-                ws.save_continuation(store, work_id, index, CONT_TEXT.get(), result.text,
+                cs.save_continuation(store, work_id, index, CONT_TEXT.get(), result.text,
                                      shown.revision if shown.revision is not None else revision)
                 _forget(store, work_id, shown)
             except StaleRevision as exc:

@@ -7,7 +7,7 @@ while the user is on another page, and leaves its result in the work until it is
     saved = saved_continuation(store, work_id)    # SavedContinuation: the Continuation, the text it continued, ...
     discard_continuation(store, work_id, saved.id)
 
-Every mode may run here; the generation itself goes through write_service.continue_work like every continuation.
+Every mode may run here; the generation itself goes through continuation_service.continue_work like every continuation.
 A Stop ends KID at the next word: what was written is kept (and says so), the job row is marked stopped.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from core.services import llm_service
 from core.services.job_kinds import Controls, job_kind
 from core.services.jobs import JobRunner, JobStopped
-from core.services.write_service import Continuation, continue_work
+from core.services.continuation_service import Continuation, continue_work
 from core.store import Store
 from core.write import ContinueParams
 from core.write.kid import KidParams, Step

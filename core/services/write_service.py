@@ -1,12 +1,10 @@
 """Writing use cases: start a story (and its no-KG twin), write the next chapter through the Remember Me loop,
-accept / regenerate / write a chapter yourself, continue any work from a point in its text, export.
+accept / regenerate / write a chapter yourself, export (continuing any work: core.services.continuation_service).
 
     work = start_story(store, "The Egg", WriteParams(premise=PREMISES[4], arc="Icarus", max_chapters=8))
     result = next_chapter(store, work.id, llm)                # writer -> grapher -> planner, committed per step
     draft = draft_chapter(store, work.id, llm)                # the page: draft, let the user edit, then
     accept_chapter(store, work.id, draft.text, final=draft.final, llm=llm)
-    out = continue_work(store, work_id, ContinueParams(mode="kg-prompt"), llm)   # a Continuation: text, facts, ...
-    out = continue_work(store, work_id, ContinueParams(mode="kid", kid=KidParams(seed=3)), local_llm)  # + out.steps
 
 The loop's state is kept in the work's settings ("story_state") and saved after every step, so `story next` after
 a crash resumes at the step that was cut off (a stored chapter is never written twice). Generated text never
@@ -14,75 +12,35 @@ replaces a user's: chapters are only added, and continuations are saved as new r
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from core.domain import Chapter, ChapterSource, NewChapter, Work, WorkKind
 from core.ingest import chunk_text
 from core.kg.types import INTERACTION_RELATIONS
-from core.llm import LLM, Completion, LLMError, MeteredLLM, TextStream, check_llm_name
+from core.llm import LLM, Completion, LLMError, TextStream, check_llm_name
 from core.llm.pricing import CostEstimate
-from core.metatalk import without_talk
 from core.services import continuity_service
 from core.services.desk_context import desk_context
-from core.services.kg_query import facts_for_retrieval
 from core.services.kg_service import update_chapter_graph
 from core.services.library import create_story
 from core.services.plan_service import plan_agent, plan_quietly
-from core.services.qa_corpus import embed_cached
 from core.store import Store
-from core.textguard import check_text
 from core.write import loop
 from core.write.context import GraphEdge, GraphNode, StoryGraph, kg_block
 from core.write.export import ExportChapter
 from core.write.formats import render
-from core.write.kid import KidCompletion, KidStream, Step, boosted_records
-from core.write.kid.overlay import overlay_html, token_dicts
-from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
-from core.write.params import ContinueParams, DecodeParams, WriteParams
+from core.write.params import DecodeParams, WriteParams
 from core.write.writer import ChapterDraft, PriorChapter, finish_draft, prompt_text, writer_messages
 
 PieceFn = Callable[[str], None]
 TokensFn = Callable[[int, int, str], None]   # (tokens written, tokens asked, the text so far)
 STATE_KEY = "story_state"
-CONTEXT_WORDS = 3000  # how much of a work's end a continuation reads before the mode fits it to the budget
 
 
 class WriteError(ValueError):
     """A writing request that cannot be carried out (not a story, story finished, empty text)."""
-
-
-@dataclass
-class Continuation:
-    """A continuation, of any mode. `steps`: KID's decoding steps, every token with what KID did to its probability
-    (empty for the other modes); `tokens_per_second`: the generation's own rate, as the provider measured it."""
-
-    text: str
-    mode: str
-    facts: list[dict[str, Any]]
-    prompt: str
-    seconds: float
-    notes: list[str]
-    tokens_per_second: float = 0.0
-    steps: list[Step] = field(default_factory=list)
-    stopped: bool = False   # Stop was pressed: the text is what came before it
-    talk_only: bool = False  # the model wrote about the text rather than continuing it (core.metatalk)
-
-    @property
-    def boosted(self) -> list[dict[str, Any]]:
-        """The tokens whose probability KID raised, each with the fact behind it."""
-        return boosted_records(self.steps)
-
-    def overlay(self) -> str:
-        """KID's text as escaped HTML, the tokens it raised highlighted with their fact; "" for the other modes."""
-        return overlay_html(token_dicts(self.steps)) if self.steps else ""
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON view (the CLI's output): the steps as KID's boosted records."""
-        data = {k: v for k, v in self.__dict__.items() if k != "steps"}
-        return data | ({"boosted": self.boosted} if self.steps else {})
 
 
 # ---- stories ---------------------------------------------------------------------------------------------------
@@ -301,119 +259,6 @@ def write_story(store: Store, work_id: int, llm: LLM, *, on_chapter: Callable[[d
         if on_chapter:
             on_chapter(results[-1])
     return results
-
-
-# ---- continuations (any work) ---------------------------------------------------------------------------------
-
-def fact_pool(store: Store, work_id: int, upto_chapter: int | None) -> FactPool:
-    """The work's facts up to a chapter, verbalized, with their triples (KID's trie) and their vectors from the
-    store's embedding cache (a book's thousands of facts are embedded once, not at every continuation: 40 s on a busy
-    machine for The Call of the Wild)."""
-    triples: dict[str, tuple[str, str, str]] = {}
-    for f in facts_for_retrieval(store, work_id, upto_chapter):
-        if text := verbalize(f.subject, f.relation, f.object):
-            triples.setdefault(text, (f.subject, f.relation, f.object))
-    texts = list(triples)
-    return FactPool(texts, embed_cached(store, texts) if texts else None, list(triples.values()))
-
-
-def work_tail(store: Store, work_id: int, upto_chapter: int | None = None, words: int = CONTEXT_WORDS) -> str:
-    """The last `words` words of the work up to a chapter, paragraphs kept."""
-    parts: list[str] = []
-    count = 0
-    for c in reversed(store.list_chapters(work_id)):
-        if upto_chapter is not None and c.index > upto_chapter:
-            continue
-        parts.insert(0, store.get_chapter(work_id, c.index).text.strip())
-        count += c.word_count
-        if count >= words:
-            break
-    return "\n\n".join(parts)
-
-
-def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, *, text: str | None = None,
-                  chapter: int | None = None, on_piece: PieceFn | None = None, on_tokens: TokensFn | None = None,
-                  should_stop: Callable[[], bool] | None = None) -> Continuation:
-    """Continue `text` (default: the end of the work up to `chapter`, default its last) with a mode from the registry,
-    set up with `params` (KID with `params.kid`). The facts and the graph block are the work's up to that chapter.
-    `on_tokens` hears the progress after each piece; `should_stop()`, asked as often, ends the generation early (KID:
-    at the next word) and the Continuation keeps what came, `stopped` set (the background job's Stop)."""
-    started = time.perf_counter()
-    mode = get_mode(params.mode).configured(params)
-    chapters = store.list_chapters(work_id)
-    upto = chapter or (chapters[-1].index if chapters else 0)
-    source = text if text is not None else work_tail(store, work_id, upto)
-    if not source.strip():
-        raise WriteError("There is no text to continue: write something first.")
-    request = ContinuationRequest(source, params, llm.count_tokens, facts=lambda: fact_pool(store, work_id, upto),
-                                  kg_block=lambda: kg_block(story_graph(store, work_id, upto), upto + 1))
-    prepared = mode.prepare(request)
-    stream = mode.generate(llm, prepared, params.decode())
-    if isinstance(llm, MeteredLLM):  # KID drives the model itself, past stream(): its usage is recorded here, once
-        llm.meter(stream)
-    done, stopped = _drain_until(stream, on_piece, on_tokens, should_stop, params.tokens)
-    rate = done.output_tokens / done.seconds if done and done.seconds > 0 else 0.0
-    text, steps = (done.text if done else ""), (done.steps if isinstance(done, KidCompletion) else [])
-    checked = check_text(text.strip())
-    notes = prepared.notes + ([checked.note] if checked.cut else [])
-    shown, talk, talk_only = without_talk(checked.text, keep_start=bool(steps))
-    return Continuation(shown, mode.name, prepared.facts, prepared.prompt,
-                        round(time.perf_counter() - started, 3), notes + talk, round(rate, 2),
-                        steps_within(steps, text, checked.text) if checked.cut else steps, stopped, talk_only)
-
-
-def _drain_until(stream: TextStream, on_piece: PieceFn | None, on_tokens: TokensFn | None,
-                 should_stop: Callable[[], bool] | None, asked: int) -> tuple[Completion | None, bool]:
-    """`_drain` with progress and a stop: (completion, stopped). A KidStream asked to stop ends at its next word and
-    completes as usual (metered, its steps kept); another stream is closed and what came is its completion."""
-    pieces: list[str] = []
-    stopped = False
-    for piece in stream:
-        pieces.append(piece)
-        if on_piece:
-            on_piece(piece)
-        if on_tokens:
-            on_tokens(len(stream.steps) if isinstance(stream, KidStream) else len(pieces), asked, "".join(pieces))
-        if not stopped and should_stop is not None and should_stop():
-            stopped = True
-            if not isinstance(stream, KidStream):
-                stream.close()
-                return Completion("".join(pieces), 0, len(pieces), 0.0, "stop", stream.name), True
-            stream.stop()
-    return stream.completion, stopped
-
-
-def steps_within(steps: list[Step], text: str, kept: str) -> list[Step]:
-    """KID's steps that wrote `kept`, the start of `text` (stripped) left after a loop was cut: the overlay then
-    shows the text the page presents, not the loop."""
-    end = len(text) - len(text.lstrip()) + len(kept)
-    out, at = [], 0
-    for step in steps:
-        if at >= end:
-            break
-        out.append(step)
-        at += len(step.piece)
-    return out
-
-
-def partial_continuation(text: str, mode: str) -> Continuation:
-    """What a continuation stopped before its end (or cut off by an error) leaves to show and save: its text with
-    a loop cut as a finished one's is."""
-    checked = check_text(text.strip())
-    shown, talk, talk_only = without_talk(checked.text)
-    return Continuation(shown, mode, [], "(generation stopped before the end)", 0.0,
-                        ([checked.note] if checked.cut else []) + talk, talk_only=talk_only)
-
-
-def save_continuation(store: Store, work_id: int, chapter: int, kept: str, continuation: str,
-                      expected_revision: int) -> Chapter:
-    """A new revision: the user's text as kept, then the continuation. The previous revision stays in the history;
-    StaleRevision if the chapter changed since it was opened (nothing is saved then)."""
-    kept = kept.rstrip()
-    if not continuation.strip():
-        raise WriteError("The continuation is empty: nothing to save.")
-    text = f"{kept}{' ' if kept and not kept.endswith(chr(10)) else ''}{continuation.strip()}"
-    return store.update_chapter(work_id, chapter, text, chunk_text(text), expected_revision)
 
 
 # ---- export ------------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from core.llm import FakeLLM
-from core.services.write_service import Continuation
+from core.services.continuation_service import Continuation
 from core.write.kid import Step
 from core.write.prompts import KG_HEADER
 from views._state import ShownContinuation

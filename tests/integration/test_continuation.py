@@ -1,4 +1,4 @@
-"""One continuation path: every mode, KID included, goes through write_service.continue_work with its settings in
+"""One continuation path: every mode, KID included, goes through continuation_service.continue_work with its settings in
 ContinueParams; the Continuation reports tokens/s for every mode and carries KID's decoding steps (the overlay)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
 from core.llm import FakeLLM
-from core.services import write_service as ws
+from core.services import continuation_service as cs
 from core.write import ContinueParams, get_mode
 from core.write.kid import KidMode, KidParams, Step
 from storage.repository import SqlStore
@@ -25,7 +25,7 @@ def test_a_plain_continuation_reports_its_tokens_per_second(store: SqlStore) -> 
     def slow(messages, options) -> str:  # noqa: ANN001 - a model that takes a measurable while
         time.sleep(0.05)
         return "The door creaked open and the wind came in."
-    out = ws.continue_work(store, _work(store), ContinueParams(mode="plain", tokens=20), FakeLLM(slow))
+    out = cs.continue_work(store, _work(store), ContinueParams(mode="plain", tokens=20), FakeLLM(slow))
     assert out.text == "The door creaked open and the wind came in." and not out.steps
     assert 0 < out.tokens_per_second <= 9 / 0.05                  # nine words in at least 50 ms
     data = out.as_dict()
@@ -44,13 +44,13 @@ def test_kid_settings_travel_in_continue_params() -> None:
 def test_kid_goes_through_continue_work_and_refuses_a_model_without_logits(store: SqlStore) -> None:
     params = ContinueParams(mode="kid", tokens=4, kid=KidParams(seed=1))
     with pytest.raises(ValueError, match="local model"):
-        ws.continue_work(store, _work(store), params, FakeLLM("unused"))
+        cs.continue_work(store, _work(store), params, FakeLLM("unused"))
 
 
 def test_kid_steps_give_the_boosted_tokens_and_an_escaped_overlay() -> None:
     steps = [Step(1, "The ", 0.2, 0.2), Step(2, "<ghost>", 0.1, 0.4, fact="Marley is a ghost."),
              Step(3, " left", 0.3, 0.1, fact="ignored: lowered")]
-    out = ws.Continuation("The <ghost> left", "kid", [], "prompt", 1.0, [], 3.0, steps)
+    out = cs.Continuation("The <ghost> left", "kid", [], "prompt", 1.0, [], 3.0, steps)
     assert out.boosted == [{"token": "<ghost>", "p_before": 0.1, "p_after": 0.4, "fact": "Marley is a ghost."}]
     assert out.as_dict()["boosted"] == out.boosted and "steps" not in out.as_dict()
     html = out.overlay()
@@ -60,7 +60,7 @@ def test_kid_steps_give_the_boosted_tokens_and_an_escaped_overlay() -> None:
 def test_a_continuation_reports_tokens_and_stops_keeping_what_came(store: SqlStore) -> None:
     """The background job's wiring: progress after each piece, and a stop that keeps the text so far (issue 37)."""
     heard: list[tuple[int, int, str]] = []
-    out = ws.continue_work(store, _work(store), ContinueParams(mode="plain", tokens=20),
+    out = cs.continue_work(store, _work(store), ContinueParams(mode="plain", tokens=20),
                            FakeLLM("The door creaked open and the wind came in."),
                            on_tokens=lambda done, asked, text: heard.append((done, asked, text)),
                            should_stop=lambda: len(heard) >= 3)
@@ -77,7 +77,7 @@ def test_a_stopped_kid_continuation_keeps_its_steps_and_is_metered_once(store: S
     llm = MeteredLLM(TinyLocalLLM(walking_table()), records.append, role="writing", work_id=work_id)
     heard: list[int] = []
     params = ContinueParams(mode="kid", tokens=50, kid=KidParams(seed=2, max_tokens=50))
-    out = ws.continue_work(store, work_id, params, llm, on_tokens=lambda done, asked, text: heard.append(done),
+    out = cs.continue_work(store, work_id, params, llm, on_tokens=lambda done, asked, text: heard.append(done),
                            should_stop=lambda: len(heard) >= 5)
     assert out.stopped and 5 <= len(out.steps) < 50 and out.text
     assert heard[:5] == [1, 2, 3, 4, 5]                      # one token at a time, counted by KID's own steps

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.llm.local import LocalLLM
+from core.services import continuation_service as cs
 from core.services import write_service as ws
 from core.write import ContinueParams, DecodeParams, WriteParams
 
@@ -31,7 +32,7 @@ def test_one_short_chapter_with_the_local_model(store, smollm2: LocalLLM) -> Non
     # the grapher step ran on it, with the offline extractor: the embedded model's grapher JSON came out empty
     assert store.kg_extracted_chapters(work_id) == {1: (1, "offline")}
 
-    out = ws.continue_work(store, work_id, ContinueParams(mode="kg-prompt", tokens=20), smollm2)
+    out = cs.continue_work(store, work_id, ContinueParams(mode="kg-prompt", tokens=20), smollm2)
     assert out.text and out.mode == "kg-prompt" and smollm2.count_tokens(out.prompt) <= 1000
 
 

@@ -10,6 +10,7 @@ import pytest
 from core.domain import ChapterSource, NewChapter, WorkKind
 from core.ingest import chunk_text
 from core.llm import FakeLLM
+from core.services import continuation_service as cs
 from core.services import write_service as ws
 from core.store import StaleRevision
 from core.write import ContinueParams, Phase, WriteParams
@@ -130,13 +131,13 @@ def test_user_text_is_never_overwritten(store, llm: FakeLLM) -> None:  # noqa: A
     ws.next_chapter(store, work_id, FakeLLM([CHAPTERS[2]]))
     assert store.get_chapter(work_id, 1).text == mine and len(store.list_chapters(work_id)) == 2
     # continue from the cursor: the kept text plus the continuation become a new revision; the old one stays
-    out = ws.continue_work(store, work_id, ContinueParams(mode="plain", tokens=8), llm,
+    out = cs.continue_work(store, work_id, ContinueParams(mode="plain", tokens=8), llm,
                            text="Mara Quill kept the lighthouse", chapter=1)
-    saved = ws.save_continuation(store, work_id, 1, "Mara Quill kept the lighthouse", out.text, chapter.revision)
+    saved = cs.save_continuation(store, work_id, 1, "Mara Quill kept the lighthouse", out.text, chapter.revision)
     assert saved.revision == 2 and saved.text == "Mara Quill kept the lighthouse The dragon slept."
     assert [(r, text) for r, _, text in store.chapter_revisions(work_id, 1)] == [(1, mine), (2, saved.text)]
     with pytest.raises(StaleRevision):                        # a stale editor cannot overwrite revision 2
-        ws.save_continuation(store, work_id, 1, "old", "text", chapter.revision)
+        cs.save_continuation(store, work_id, 1, "old", "text", chapter.revision)
     assert store.get_chapter(work_id, 1).text == saved.text
 
 
@@ -146,7 +147,7 @@ def test_continue_any_work_in_each_mode(store, llm: FakeLLM) -> None:  # noqa: A
             "Tomas Voss sold the mill to Mara Quill.\n\nOne night Elena Voss heard a knock at the door.")
     work = store.create_work("Book", None, WorkKind.BOOK, {}, [NewChapter("One", text, chunk_text(text))])
     build_graph(store, work.id)
-    results = {m: ws.continue_work(store, work.id, ContinueParams(mode=m, tokens=10), llm)
+    results = {m: cs.continue_work(store, work.id, ContinueParams(mode=m, tokens=10), llm)
                for m in ("plain", "kg-prompt", "kg-block")}
     assert all(r.text == "The dragon slept." for r in results.values())
     assert results["plain"].prompt == text and not results["plain"].facts

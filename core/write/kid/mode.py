@@ -2,7 +2,7 @@
 work's facts most similar to the end of the text (SBERT cosine, as KID retrieves its documents).
 
 `KidMode(params)` carries its KidParams; the registered instance uses the defaults and `configured(ContinueParams)`
-gives the one a call asks for (write_service.continue_work, the app's one door). `run()` gives the text with the
+gives the one a call asks for (continuation_service.continue_work, the app's one door). `run()` gives the text with the
 `boosted` record of every token whose probability KID raised; `generate()` streams the same loop as a KidStream (its
 steps so far give a job's progress; `stop()` ends it at the next word) whose completion (a KidCompletion) keeps every
 step.
