@@ -149,10 +149,20 @@ def graphrag(args: argparse.Namespace, memo: MemoEmbed) -> dict[str, Any]:
             "rows": rows, "examples": examples, "answers": answers}
 
 
+_REPLIES: dict[int, tuple[str | None, tuple[str, ...], bool]] = {}  # id(result) -> model_reply's verdicts
+
+
 def model_reply(result: Any) -> tuple[str | None, tuple[str, ...], bool]:
     """(the embedded model's rephrasing of the chosen sentences, the content words it adds to them and the question
     (core.qa.words.added_words), whether every other rule of qa_service.rephrasing_shown passes on it) for an auto
-    result; (None, (), False) where the model was not asked."""
+    result; (None, (), False) where the model was not asked. Judged once per result (the check embeds with MiniLM);
+    the results live for the whole run, so their ids stay theirs."""
+    if id(result) not in _REPLIES:
+        _REPLIES[id(result)] = _judge_reply(result)
+    return _REPLIES[id(result)]
+
+
+def _judge_reply(result: Any) -> tuple[str | None, tuple[str, ...], bool]:
     from core.qa.answer import clean_answer
     from core.qa.extract import embed_sentences
     from core.qa.words import added_words
