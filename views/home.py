@@ -23,7 +23,8 @@ with sample_col.container(border=True, height="stretch"):
     sample = library.sample_work(store)
     st.caption("*A Christmas Carol* by Charles Dickens, five chapters, already in your library: read it, build "
                "its graph, ask it questions." if sample else
-               "*A Christmas Carol* by Charles Dickens was deleted from your library: open it to import it again.")
+               "*A Christmas Carol* by Charles Dickens is not in your library (deleted, or never imported because "
+               "the library had books already): open it to import it.")
     if st.button("Open A Christmas Carol", key="home_sample", type="primary", icon=":material/menu_book:"):
         sample = library.sample_work(store, restore=True)
         assert sample is not None  # restore=True finds the book or imports it again (an import error raises)

@@ -108,6 +108,8 @@ def graph_as_of(data: GraphData, chapter: int | None = None) -> nx.MultiDiGraph:
         source = node_of.get(t.subject_name or "")
         target = node_of.get(t.object_name or "")
         if source and target:
+            if source == target and t.relation in INTERACTION_RELATIONS:
+                continue   # two names of one entity in a sentence ("Crane" and "Ichabod"): no one to appear with
             predicate, role = t.relation, "both"
         elif source:
             target, predicate, role = source, f"{t.relation} {t.object}".strip(), "subject"

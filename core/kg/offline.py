@@ -285,7 +285,7 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-5"
+VERSION = "offline-6"   # 6: a fronted preposition reads after its verb ("sat on", not "on sat")
 
 
 class OfflineExtractor:

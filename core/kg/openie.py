@@ -140,9 +140,11 @@ def _objects(verb: Token, relation: list[Token]) -> Iterator[tuple[list[Token], 
             else:
                 yield relation, child, True
         elif child.dep_ in PREP_DEPS:
+            # a fronted preposition ("On a fine afternoon, Ichabod sat") follows the verb: "sat on", not "on sat"
+            with_prep = sorted([*relation, child], key=lambda t: t.i) if child.i > verb.i else [*relation, child]
             for pobj in (c for c in child.children if c.dep_ == "pobj"):
                 for obj in _with_conjuncts(pobj):
-                    yield sorted([*relation, child], key=lambda t: t.i), obj, False
+                    yield with_prep, obj, False
         elif child.dep_ == "ccomp" and verb.lower_ in SMALL_CLAUSE_VERBS and child.i > verb.i:
             for subj in (c for c in child.children if c.dep_ == "nsubj" and c.pos_ in NOMINAL and c.i < child.i):
                 for obj in _with_conjuncts(subj):    # "helped Rector get back": Rector is whom he helped

@@ -136,3 +136,12 @@ def test_relationship_timeline_start_pauses_and_as_of_cut() -> None:
     assert relationship_timeline(_pairs(), "e1", "e4", as_of=3).first_chapter is None  # they meet in chapter 4
     assert relationship_timeline(_pairs(), "e1", "e2", as_of=1).chapters[0].triples == 0
     assert relationship_timeline(_pairs(), "e1", "e5").total == 0
+
+
+def test_two_names_of_one_entity_in_a_sentence_make_no_edge_to_itself() -> None:
+    data = _data()
+    data.edges.append(_triple(6, 1, "Lizzy", CO_OCCURS, "Elizabeth"))        # "Lizzy, as Elizabeth was called"
+    data.edges.append(_triple(7, 1, "Lizzy", "wrote to", "Elizabeth"))        # a verb between the two is kept
+    g = graph_as_of(data, 1)
+    loops = [d["predicate"] for u, v, d in g.edges(data=True) if u == v == "e1"]
+    assert loops == ["wrote to"]

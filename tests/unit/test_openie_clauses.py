@@ -74,3 +74,12 @@ def test_edges_have_entity_subjects_and_no_repeated_loop(model) -> None:  # noqa
     assert not any("pilot" in p for _, p in loops)            # Retief is only the object there: no edge of his
     assert not any(p.startswith("punches") for _, p in loops)  # the edge to Lemuel says it; no loop repeats it
     assert ("retief", "crawls into a cave") in loops         # an action with no entity object stays a loop
+
+
+def test_a_fronted_preposition_reads_after_its_verb(model) -> None:  # noqa: ANN001
+    found = triples(model, "On a fine autumnal afternoon, Ichabod sat on the stool. In his hand he swayed a ferule.")
+    found = {(h, r.lower(), t) for h, r, t in found}      # the graph stores relations in lower case
+    relations = {r for _, r, _ in found}
+    assert ("Ichabod", "sat on", "a fine autumnal afternoon") in found
+    assert not any(r.split()[0].lower() in ("on", "in") for r in relations)
+    assert ("Ichabod", "sat on", "the stool") in found           # a preposition after the verb is unchanged
