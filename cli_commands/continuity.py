@@ -17,6 +17,7 @@ from typing import Any
 
 from cli_commands import add_json_flag, not_found_as_cli_error, open_store
 from core.services import continuity_reading, continuity_service
+from core.wording import counted
 
 
 @not_found_as_cli_error
@@ -30,7 +31,7 @@ def cmd_continuity(args: argparse.Namespace) -> list[dict[str, Any]] | str:
     status = continuity_service.status(store, args.work_id)
     if status.stale:
         shown = ", ".join(str(i) for i in status.stale[:10]) + ("…" if len(status.stale) > 10 else "")
-        print(f"note: {len(status.stale)} chapter(s) have no current story states ({shown}); "
+        print(f"note: {counted(len(status.stale), 'chapter')} without current story states ({shown}); "
               f"run `cli.py kg build {args.work_id}` to read them", file=sys.stderr)
     views = continuity_service.list_flags(store, args.work_id, args.chapter, include_intended=args.include_intended)
     rows = [v.flag.as_json() | ({"intended": True} if v.intended else {}) for v in views]
@@ -53,10 +54,10 @@ def _read(store: Any, args: argparse.Namespace) -> list[dict[str, Any]] | str:
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from exc
     if args.estimate:
-        return [plan.as_dict()] if args.json else (f"{plan.model}: {plan.calls} call(s), about "
+        return [plan.as_dict()] if args.json else (f"{plan.model}: {counted(plan.calls, 'call')}, about "
                                                    f"{plan.input_tokens:,} tokens sent, {plan.label}")
-    print(f"note: {plan.model} reads chapter {args.read}: {plan.calls} call(s), about {plan.input_tokens:,} tokens "
-          f"sent, {plan.label}", file=sys.stderr)
+    print(f"note: {plan.model} reads chapter {args.read}: {counted(plan.calls, 'call')}, about "
+          f"{plan.input_tokens:,} tokens sent, {plan.label}", file=sys.stderr)
     done = continuity_reading.read_chapter(store, args.work_id, args.read, args.llm)
     for note in done.notes:
         print(f"note: {note}", file=sys.stderr)

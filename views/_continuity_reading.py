@@ -9,6 +9,7 @@ import streamlit as st
 from core.continuity.model import KIND_TITLES
 from core.services import continuity_reading, continuity_service
 from core.store import Store
+from core.wording import counted
 from views._continuity_view import both_sentences
 from views._state import CONT_PLANS, CONT_READING
 from views._text import plain
@@ -38,8 +39,9 @@ def reading_box(store: Store, work_id: int, chapter: int, open_in_reader: Callab
             st.info(plain(plan))
             return
         st.caption(f"{plain(name)} reads the chapter beside the earlier passages about its people: "
-                   f"{plan.calls} call(s), about {plan.input_tokens:,} tokens sent, {plan.label}. A finding is shown "
-                   "only when both sentences it quotes are in the book; it is not kept after you leave the page.")
+                   f"{counted(plan.calls, 'call')}, about {plan.input_tokens:,} tokens sent, {plan.label}. "
+                   "A finding is shown only when both sentences it quotes are in the book; it is not kept after you "
+                   "leave the page.")
         if st.button("Read the chapter", key="continuity_read_llm", icon=":material/neurology:"):
             with st.spinner(f"{name} is reading chapter {chapter}…"):
                 CONT_READING.set((key, continuity_reading.read_chapter(store, work_id, chapter)))

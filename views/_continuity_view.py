@@ -9,6 +9,7 @@ import streamlit as st
 from core.continuity.model import KIND_TITLES, Flag
 from core.services import continuity_service
 from core.store import Store
+from core.wording import counted
 from views._state import CONT_DRAFT
 from views._text import plain
 
@@ -90,7 +91,7 @@ def draft_conflicts(store: Store, work_id: int, text: str, box: str = "write_con
     check = cached[1]
     with st.container(key=box):
         if check.flags:
-            st.warning(f"Continuity: {len(check.flags)} conflict(s) with the story so far. Edit the draft, or "
+            st.warning(f"Continuity: {counted(len(check.flags), 'conflict')} with the story so far. Edit the draft, or "
                        "accept it if the story means it.", icon=":material/rule:")
             for f in check.flags:
                 title = KIND_TITLES.get(f.kind, f.kind)

@@ -7,6 +7,7 @@ import streamlit as st
 
 from core.services import manuscript_service as ms
 from core.store import StaleRevision, Store
+from core.wording import counted
 from views._desk_common import done
 from views._shared import plain
 from views._state import Slot
@@ -29,7 +30,7 @@ def manuscript_view(store: Store, work_id: int) -> None:
     with st.container(key="desk_ms_rows"):   # a plain table: every title and count is text on the page
         st.table([{"Chapter": r.index, "Title": r.title, "Words": r.words, "Status": r.status,
                    "Revision": r.revision or "—", "By": r.source} for r in rows], hide_index=True)
-    st.caption(f"{count} accepted chapter(s), {words:,} words" +
+    st.caption(f"{counted(count, 'accepted chapter')}, {words:,} words" +
                (" · the draft waits above until it is accepted." if any(r.status == "draft" for r in rows) else "."))
     accepted = [r.index for r in rows if r.status == "accepted"]
     if not accepted:

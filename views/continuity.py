@@ -64,7 +64,7 @@ if status.with_states == 0:
         pass
     st.stop()
 if status.stale:
-    st.warning(f"{len(status.stale)} chapter(s) changed or were never read for story states "
+    st.warning(f"{counted(len(status.stale), 'chapter')} changed or never read for story states "
                f"(chapters {', '.join(map(str, status.stale[:12]))}{'…' if len(status.stale) > 12 else ''}): "
                "the next graph build reads them and checks again.")
 

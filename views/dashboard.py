@@ -23,7 +23,8 @@ def _analyse(work_id: int, params: retention.RetentionParams) -> retention.WorkR
     pending = retention.stale_chapters(store, work_id)
     if not pending:
         return retention.analyse_work(store, work_id, params)
-    with st.status(f"Reading {len(pending)} chapter(s) for characters and relationships…", expanded=True) as box:
+    reading = f"Reading {counted(len(pending), 'chapter')} for characters and relationships…"
+    with st.status(reading, expanded=True) as box:
         bar = st.progress(0.0)
 
         def progress(done: int, total: int, msg: str) -> None:

@@ -98,7 +98,9 @@ def _tolerant(data: bytes) -> Package:
                 unreadable += 1
     titles = [_clean(el.text) for el in opf.iter() if _local(el) == "title" and el.text and el.text.strip()]
     creators = [_clean(el.text) for el in opf.iter() if _local(el) == "creator" and el.text and el.text.strip()]
-    warnings = [f"{unreadable} damaged or missing part(s) of this EPUB were skipped."] if unreadable else []
+    parts = "1 damaged or missing part of this EPUB was" if unreadable == 1 else \
+        f"{unreadable} damaged or missing parts of this EPUB were"
+    warnings = [f"{parts} skipped."] if unreadable else []
     return Package(titles[0] if titles else None, _authors(creators), documents, {}, warnings)
 
 

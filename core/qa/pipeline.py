@@ -31,6 +31,7 @@ from core.qa.verbalize import template_verbalize
 from core.retrieval import rank_by_levenshtein
 from core.retrieval.facts import top_k
 from core.retrieval.narco import narco_scores
+from core.wording import counted
 
 Verbalizer = Callable[[FactRecord], str]
 MIN_PARTIAL_TOKENS = 24  # a truncated passage shorter than this is noise, not context
@@ -162,7 +163,7 @@ def _fit_facts(question: str, plan: QAPlan, budget: _Budget) -> list[str]:
     for f in plan.facts[len(kept):]:
         f.in_prompt = False
     if len(kept) < len(plan.facts):
-        plan.notes.append(f"{len(plan.facts) - len(kept)} fact(s) did not fit the budget.")
+        plan.notes.append(f"{counted(len(plan.facts) - len(kept), 'fact')} did not fit the budget.")
     for f in plan.facts[:len(kept)]:
         plan.citations.append(Citation(f.fact.chapter, f.fact.chunk_index, f.fact.sentence, f.fact.chunk_id,
                                        "fact", f.distance))

@@ -11,6 +11,7 @@ from typing import Any
 
 from core.services.job_kinds import Controls, job_kind
 from core.store import Store
+from core.wording import counted
 
 
 @job_kind("kg_build", "Graph build", "chapters")
@@ -27,8 +28,10 @@ def build_graph(store: Store, work_id: int, params: dict[str, Any], controls: Co
                                     should_stop=controls.should_stop)
     lines = [f"{report.entities} entities, {report.edges} edges, {report.facts} facts in {report.seconds:.1f} s"]
     if changed := report.stats.get("changed_during_build"):
-        lines.append(f"{changed} chapter(s) were saved again while the build read them, so they are not in the graph "
-                     "yet: build again to bring them in.")
+        one = changed == 1
+        it, they = ("it", "it is") if one else ("them", "they are")
+        lines.append(f"{counted(changed, 'chapter')} {'was' if one else 'were'} saved again while the build read "
+                     f"{it}, so {they} not in the graph yet: build again to bring {it} in.")
     if name:  # the tally of this build: what the work's usage grew by
         after = llm_service.usage_tally(store, name, work_id=work_id)
         lines.append(f"This build used {after['calls'] - before['calls']} LLM calls, "

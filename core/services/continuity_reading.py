@@ -24,6 +24,7 @@ from core.llm.registry import is_embedded
 from core.services import llm_service
 from core.services.summary_service import approximate_tokens
 from core.store import Store
+from core.wording import counted
 
 ROLE = "extraction"
 EMBEDDED_NOTE = ("The embedded models cannot read a chapter for contradictions: they would invent findings. Choose "
@@ -122,6 +123,6 @@ def read_chapter(store: Store, work_id: int, chapter: int, llm_name: str | None 
         done.dropped.extend(kept.dropped)
     done.seconds = time.perf_counter() - started
     if done.dropped:
-        done.notes.append(f"{len(done.dropped)} finding(s) left out: the model quoted a sentence that is not in the "
-                          "book where it said.")
+        done.notes.append(f"{counted(len(done.dropped), 'finding')} left out: the model quoted a sentence that is "
+                          "not in the book where it said.")
     return done

@@ -22,6 +22,7 @@ from core.narco.graph import PromptSizes, approximate_tokens
 from core.services import llm_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
 from core.store import Store
+from core.wording import counted
 
 JOB_KIND = "narco_build"
 EmbedFn = Callable[[list[str]], Any]
@@ -132,7 +133,7 @@ def build_edges(store: Store, work_id: int, llm: LLM, params: NarcoParams | None
                 found = _passage_edges(metered, node, priors_of.get(node.chunk_id, []), params, totals)
                 edges.extend(found)
                 run.report(position, len(todo),
-                           f"Chapter {node.chapter}, passage {node.index + 1}: {len(found)} question(s) kept")
+                           f"Chapter {node.chapter}, passage {node.index + 1}: {counted(len(found), 'question')} kept")
             vectors = embed([e.question for e in edges]) if edges else []
             edges = [NewQuestionEdge(e.from_chunk_id, e.to_chunk_id, e.question, e.evidence, e.answer, v)
                      for e, v in zip(edges, vectors)]

@@ -25,6 +25,7 @@ from core.metrics.retention import (METRIC_LABELS, METRICS, DroppedThread, Prese
                                     presence_matrix, retention_series)
 from core.metrics.stats import Summary, TestResult, compare
 from core.store import Store
+from core.wording import counted
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -121,7 +122,7 @@ def extract_work(store: Store, work_id: int, nlp: Language | None = None,
     extractions = {c.index: e for c in chapters if (e := _cached(cached, c)) is not None}
     stale = [c for c in chapters if c.index not in extractions]
     if stale:
-        report(0, len(stale), f"Reading {len(stale)} chapter(s) for characters and relationships")
+        report(0, len(stale), f"Reading {counted(len(stale), 'chapter')} for characters and relationships")
         # the text is fetched lazily, one chapter at a time, as the parser asks for it
         texts = ((c, store.get_chapter(work_id, c.index).text) for c in stale)
         parsed = extract_chapters(texts, nlp if nlp is not None else load_nlp())
