@@ -380,7 +380,12 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None, help="an .npz of MiniLM vectors kept between runs")
     parser.add_argument("--reuse-store", action="store_true", help="open the newest cached stores even when the "
                         "importer or the offline extractor changed since they were built")
+    parser.add_argument("--no-topic-rule", action="store_true", help="the reader as before the topic rule "
+                        "(core.qa.relevance.speaks_to): a name is shown whatever its sentence is about")
     args = parser.parse_args()
+    if args.no_topic_rule:
+        import core.qa.extract as extract_module
+        extract_module.speaks_to = lambda *a, **k: (True, ())   # type: ignore[assignment]
     started = time.perf_counter()
     memo = MemoEmbed(args.cache)
     out: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}

@@ -87,6 +87,7 @@ def answer_probability(support_mean: float, rel: Relevance,
     return 1.0 / (1.0 + math.exp(-z))
 
 
+PREFIX = 5   # a topic word is stated by a word sharing its stem's first PREFIX letters ("stole" / "stolen")
 # Question words that say what kind of answer is wanted, not what it is about: a sentence that answers "What year
 # did X arrive?" need not say "year", nor one that answers "What is the name of his horse?" say "name".
 ANSWER_KIND_WORDS = frozenset("""name names named first last full given family maiden middle christian surname kind
@@ -130,6 +131,3 @@ def _states(stem: str, stated: set[str]) -> bool:
     if stem in stated:
         return True
     return len(stem) >= PREFIX and any(s[:PREFIX] == stem[:PREFIX] for s in stated)
-
-
-PREFIX = 5

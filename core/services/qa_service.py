@@ -182,7 +182,8 @@ class Asker:
                 if rephrased is not None:  # checked again below against every cited passage, as any answer
                     answer, path = rephrased, "rephrased"
         elif not self.dry_run:
-            if not self.embedded and extraction.quotes:
+            if not self.embedded and extraction.quotes and not extraction.unstated:  # (a closest sentence that
+                # does not mention what was asked is no lead for the prompt)
                 plan = self._lead_with(plan, extraction, question, view, params, verbalizer, query_vec)
             t3 = time.perf_counter()
             if not self.embedded and plan.graph is not None and plan.graph.scope != "local":

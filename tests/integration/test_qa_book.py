@@ -240,3 +240,20 @@ def test_a_name_from_a_sentence_that_does_not_say_what_was_asked_is_no_answer(ca
     assert result.answer is None and extraction is not None and extraction.span is None
     assert extraction.unstated == ("dead", "partner") and extraction.quotes
     assert "does not mention “dead” or “partner”" in (extraction.reason or "")
+
+
+def test_a_capable_models_prompt_is_led_only_by_sentences_that_mention_what_was_asked(carol) -> None:  # noqa: ANN001
+    from core.llm import register_provider, unregister_provider
+    from core.qa.prompts import LEAD_HEADER
+    store, work_id = carol
+    seen: list[str] = []
+    register_provider("capfake", lambda model, **kw: FakeLLM(lambda m, o: seen.append(m[-1].content) or "Marley.",
+                                                              model=model, context_window=8192))
+    try:
+        asker = qa_service.Asker(store, llm_override="capfake:x")
+        asker.ask(work_id, "Who was as dead as a door-nail?", QAParams(mode="rag", upto=1))
+        asker.ask(work_id, "What is the name of Scrooge's dead partner?", QAParams(mode="rag", upto=1))
+    finally:
+        unregister_provider("capfake")
+    assert seen[0].startswith(LEAD_HEADER) and "dead as a door-nail" in seen[0].split("\n\n")[0]
+    assert not seen[1].startswith(LEAD_HEADER)   # the closest sentence says nothing of a partner: no lead
