@@ -84,13 +84,19 @@ def score_chapter(store: Store, work_id: int, chapter: int, scorer: Any = None) 
         if not summary.text.strip():
             continue
         result = scorer.score(summary.text, target)
-        table.rows.append({"mode": mode, "label": MODE_LABELS[mode], "author": summary.author,
-                           **{k: result[k] for k in SCORE_COLUMNS if k in result},
-                           "edges": result["generated_edges"], "reference_edges": result["reference_edges"]})
+        row = {"mode": mode, "label": MODE_LABELS[mode], "author": summary.author,
+               **{k: result[k] for k in SCORE_COLUMNS if k in result},
+               "edges": result["generated_edges"], "reference_edges": result["reference_edges"]}
+        if not row["edges"]:   # nothing to judge: KGScore's 0 here is no verdict on the summary
+            row.update({k: None for k in ("precision", "recall", "f1") if k in row})
+            table.notes.append(f"{MODE_LABELS[mode]}: states no fact between two named characters (what KGScore "
+                               "compares), so KGScore cannot judge it" +
+                               (" (ROUGE still can)." if reference is not None else "."))
+        table.rows.append(row)
     if reference is None:
         table.notes.append("No reference summary for this chapter: KGScore compares each summary's facts with the "
                            "chapter's own, and ROUGE is left out. Add a reference (a human summary) to see both.")
-    if any(r["mode"] == "extractive" for r in table.rows) and reference is None:
+    if any(r["mode"] == "extractive" and r["edges"] for r in table.rows) and reference is None:
         table.notes.append("An extractive summary's sentences are the chapter's, so its precision against the "
                            "chapter is high by construction; compare recall.")
     return table

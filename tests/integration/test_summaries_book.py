@@ -215,3 +215,19 @@ def test_extractive_summaries_need_no_model_and_are_scored(store, work_id: int, 
     table = summary_scores.score_chapter(store, work_id, 2)
     assert table.against == "reference" and table.rows[0]["rouge1"] > 0
     assert summary_scores.score_key(store, work_id, 2) != summary_scores.score_key(store, work_id, 3)
+
+
+def test_a_summary_with_no_fact_between_two_characters_gets_no_kgscore(store, work_id: int,  # noqa: ANN001
+                                                                       pp_chapters) -> None:  # noqa: ANN001
+    """Seen on Sleepy Hollow's first part: the extractive summary named one character a sentence and the page showed
+    P_KG 0.0, R_KG 0.0, F_KG 0.0 beside "its precision is high by construction". Nothing to judge is no score."""
+    from core.services import summary_scores
+    from core.summarize import NewSummary
+    info = next(c for c in store.list_chapters(work_id) if c.index == 3)
+    store.summary_add(work_id, 3, NewSummary("extractive", "It was a fine morning. The weather was mild and dry.",
+                                             "extractive", info.revision))
+    (row,) = summary_scores.score_chapter(store, work_id, 3).rows
+    assert row["edges"] == 0 and row["precision"] is None and row["recall"] is None and row["f1"] is None
+    notes = summary_scores.score_chapter(store, work_id, 3).notes
+    assert any("states no fact between two named characters" in n for n in notes)
+    assert not any("high by construction" in n for n in notes)
