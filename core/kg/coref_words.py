@@ -147,16 +147,24 @@ BODY_WORDS = frozenset({"army", "navy", "police", "government", "parliament", "s
                         "militia", "church", "company", "society", "association", "bureau", "department", "ministry",
                         "agency", "academy", "university", "college", "industries", "corporation", "inc.", "ltd."})
 PUBLICATION_WORDS = frozenset({"magazine", "journal", "gazette", "chronicle", "herald", "tribune"})
+# Words that make a longer name an event: its last word ("the Revolutionary War", "the French Revolution", "the
+# Boston Massacre"; not after "of": "The Art of War" is a book) or its first before "of" ("Battle of Waterloo").
+EVENT_WORDS = frozenset({"war", "wars", "battle", "revolution", "rebellion", "uprising", "siege", "massacre",
+                         "crusade", "crusades", "mutiny", "insurrection", "armistice"})
 
 
 def shape_type(name: str) -> str | None:
-    """A type a name's shape gives, whatever a chapter's NER labels said: an organization ("Army", "Outer Planets
-    Alliance"), a publication, an object ("Galaxy Magazine"), or a people, a character ("Earthmen", "Frenchman"; a
-    word in "-man" or "-men" that is no first name). None otherwise."""
+    """A type a name's shape gives, whatever a chapter's NER labels said: an event ("Revolutionary War", "Battle of
+    Waterloo"), an organization ("Army", "Outer Planets Alliance"), a publication, an object ("Galaxy Magazine"), or
+    a people, a character ("Earthmen", "Frenchman"; a word in "-man" or "-men" that is no first name). None
+    otherwise."""
     parts = parse_name(name)
     if parts.honorific or not parts.core:
         return None
     last = parts.core[-1].lower()
+    if len(parts.core) >= 2 and (last in EVENT_WORDS and parts.core[-2].lower() != "of"   # not "Rules of War"
+                                 or parts.core[0].lower() in EVENT_WORDS and parts.core[1].lower() == "of"):
+        return "event"
     if last in PUBLICATION_WORDS and len(parts.core) >= 2:
         return "object"
     if last in BODY_WORDS:

@@ -99,6 +99,17 @@ def test_a_body_of_people_a_magazine_and_a_people_in_men_are_typed_by_their_shap
     assert _type(counts, "Fleet Street") == "location"    # a street, whatever its first word
 
 
+def test_a_war_a_battle_and_a_revolution_are_events_by_their_shape() -> None:
+    """Seen on Sleepy Hollow's retention heat map: "Revolutionary War" among the characters."""
+    counts = [(1, "Revolutionary War", "character", 1), (1, "Battle of Waterloo", "location", 2),
+              (1, "French Revolution", "organization", 2), (1, "Mr. Warren", "character", 4),
+              (1, "Rules of War", "object", 2)]
+    assert _type(counts, "Revolutionary War") == _type(counts, "Battle of Waterloo") == "event"
+    assert _type(counts, "French Revolution") == "event"
+    assert _type(counts, "Mr. Warren") == "character"
+    assert _type(counts, "Rules of War") == "object"           # a book's title, not a war
+
+
 def test_a_first_name_joins_the_full_name_that_has_it_before_a_familiar_forms_owner() -> None:
     groups = _groups([(1, "Dahl", "character", 23), (1, "Bob Dahl", "character", 1), (1, "Bob", "character", 2),
                       (1, "Robert", "character", 1)])
