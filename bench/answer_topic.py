@@ -28,7 +28,7 @@ from _common import SHARED_DATA, table, write_results
 
 import core.qa.extract as extract_module
 from core.metrics.token_f1 import normalize_answer
-from core.qa.extract import irregular_bases
+from core.qa.words import irregular_bases
 from core.qa.names import question_names
 from core.qa.relevance import speaks_to
 

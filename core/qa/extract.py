@@ -37,7 +37,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from math import log
 from typing import Any
 
@@ -47,7 +46,7 @@ from core.ingest.sentences import split_sentences
 from core.qa.corpus import CorpusView
 from core.qa.names import POSSESSIVE, missing_names, name_words, question_names
 from core.qa.relevance import speaks_to
-from core.qa.words import FRAME_WORDS
+from core.qa.words import FRAME_WORDS, irregular_bases
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -375,19 +374,6 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
             if words and not words <= asked and words - others:
                 spans.setdefault(t, w)
         s.spans = list(spans.items())
-
-
-@lru_cache(maxsize=1)
-def irregular_bases() -> dict[str, str]:
-    """Irregular verb and noun forms to their base ("led" -> "lead", "stole" -> "steal", "men" -> "man"): the
-    exception tables of the packaged spaCy pipeline's lemmatizer (already loaded for the span search)."""
-    from core.nlp import load_spacy
-    try:
-        table = getattr(load_spacy().get_pipe("lemmatizer"), "lookups").get_table("lemma_exc")
-    except (KeyError, ValueError):
-        return {}
-    return {form: bases[0] for pos in ("verb", "noun") for form, bases in table.get(pos, {}).items()
-            if bases and bases[0] != form}
 
 
 def _describes(name: str) -> re.Pattern[str]:

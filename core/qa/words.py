@@ -40,3 +40,16 @@ def added_words(text: str, sources: Sequence[str]) -> tuple[str, ...]:
     restatement of `sources` adds to them ("... hurt by the Christmas spirit" beside a sentence that says neither)."""
     known = {stem for source in sources for stem, _ in content_words(source)}
     return tuple(dict.fromkeys(word for stem, word in content_words(text) if stem not in known))
+
+
+@lru_cache(maxsize=1)
+def irregular_bases() -> dict[str, str]:
+    """Irregular verb and noun forms to their base ("led" -> "lead", "stole" -> "steal", "men" -> "man"): the
+    exception tables of the packaged spaCy pipeline's lemmatizer (loads it; the extractive reader has it loaded already)."""
+    from core.nlp import load_spacy
+    try:
+        table = getattr(load_spacy().get_pipe("lemmatizer"), "lookups").get_table("lemma_exc")
+    except (KeyError, ValueError):
+        return {}
+    return {form: bases[0] for pos in ("verb", "noun") for form, bases in table.get(pos, {}).items()
+            if bases and bases[0] != form}
