@@ -45,7 +45,7 @@ def added_words(text: str, sources: Sequence[str]) -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def irregular_bases() -> dict[str, str]:
     """Irregular verb and noun forms to their base ("led" -> "lead", "stole" -> "steal", "men" -> "man"): the
-    exception tables of the packaged spaCy pipeline's lemmatizer (loads it; the extractive reader has it loaded already)."""
+    exception tables of the packaged spaCy pipeline's lemmatizer (loads it; the extractive reader has it already)."""
     from core.nlp import load_spacy
     try:
         table = getattr(load_spacy().get_pipe("lemmatizer"), "lookups").get_table("lemma_exc")
