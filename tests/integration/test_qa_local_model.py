@@ -28,8 +28,10 @@ def local() -> LocalLLM:
 def test_the_local_model_answers_within_the_budget(store, local: LocalLLM) -> None:  # noqa: ANN001
     first = carol_chapters(1)[0]
     work = store.create_work("Carol", None, WorkKind.BOOK, {}, [NewChapter(first.title, first.text, first.chunks[:8])])
-    result = qa_service.ask(store, work.id, "Who was dead, to begin with?", QAParams(mode="kg", budget_tokens=600),
-                            llm=local)
+    # the model writes the answer (in auto mode it may only rephrase the extractive reader's sentence, and the
+    # kg prompt's passages here hold no sentence about who was dead: no answer, rightly)
+    result = qa_service.ask(store, work.id, "Who was dead, to begin with?",
+                            QAParams(mode="kg", budget_tokens=600, answer="generate"), llm=local)
     assert result.answer and len(result.answer.split()) <= 40
     sent = model_input(local, result.plan.prompt)  # what the model actually read
     assert local.count_tokens(sent) <= 600 and result.plan.total_tokens <= 600
