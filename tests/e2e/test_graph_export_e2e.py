@@ -16,8 +16,18 @@ TEXTS = ["Anna Grey walked to the harbour with Thomas Reed. Thomas Reed gave Ann
 
 
 def _pick(page, label: str, option: str) -> None:  # noqa: ANN001
-    open_selectbox(page, label)
-    page.get_by_role("option", name=option).click()
+    """Open the select box and choose `option`; a rerun that lands while it is open closes the list (a CI run waited
+    180 s for the "lorebook" option once), so it is opened again, up to three times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    for attempt in range(3):
+        wait_idle(page)
+        open_selectbox(page, label)
+        try:
+            page.get_by_role("option", name=option).click(timeout=patience(20_000))
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
     wait_idle(page)
 
 
