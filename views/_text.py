@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from core.wording import counted  # noqa: F401 - the pages' counts ("1 flag", "0 flags")
+
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~$"})
 
 
@@ -25,8 +27,3 @@ def plain_with_italics(text: str) -> str:
         pos = m.end()
     out.append(plain(text[pos:]))
     return "".join(out)
-
-
-def counted(n: int, word: str, plural: str | None = None) -> str:
-    """"1 flag", "0 flags", "3 chapters": a count with its noun in the right number."""
-    return f"{n:,} {word if n == 1 else plural or word + 's'}"

@@ -55,6 +55,19 @@ def _ask(question: str, mode: str, upto: int, work_id: int) -> AppTest:
     return at
 
 
+def _ask_extractive(question: str, work_id: int) -> AppTest:
+    """Ask in rag mode with the extractive answer path (the book's own sentence, no model asked)."""
+    at = AppTest.from_file(page("ask.py"), default_timeout=90)
+    at.session_state["work_id"] = work_id
+    at.run()
+    at.text_input(key="ask_question").input(question)
+    at.radio(key="ask_mode").set_value("rag")
+    at.radio(key="ask_answer_path").set_value("extractive")
+    at.button(key="ask_submit").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
 def _markdown(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
@@ -204,15 +217,7 @@ def test_a_true_sentence_that_answers_something_else_is_not_shown_as_the_answer(
 
 def test_the_extractive_answer_quotes_the_book_with_its_chapter(reply_with) -> None:  # noqa: ANN001
     reply_with("The Yeehats.")
-    work_id = _work()
-    at = AppTest.from_file(page("ask.py"), default_timeout=90)
-    at.session_state["work_id"] = work_id
-    at.run()
-    at.text_input(key="ask_question").input("What did Marley's ghost wear?")
-    at.radio(key="ask_mode").set_value("rag")
-    at.radio(key="ask_answer_path").set_value("extractive")
-    at.button(key="ask_submit").click().run()
-    assert not at.exception, at.exception
+    at = _ask_extractive("What did Marley's ghost wear?", _work())
     assert not at.warning and not _shown_as_answer(at, "Yeehats")  # the model was not asked for the answer
     assert "> Marley's ghost wore the chain he forged in life, link by link and yard by yard\\." in _markdown(at)
     assert any(c.value.startswith("— chapter 2, passage") for c in at.caption)
@@ -258,15 +263,7 @@ def test_a_name_from_a_sentence_about_something_else_is_no_answer(reply_with) ->
     Brom's dog. The page says plainly that the closest sentence does not mention the horse, and shows that sentence
     folded, as what it is."""
     reply_with("Scrooge.")
-    work_id = _work()
-    at = AppTest.from_file(page("ask.py"), default_timeout=90)
-    at.session_state["work_id"] = work_id
-    at.run()
-    at.text_input(key="ask_question").input("Who was Marley's doctor?")
-    at.radio(key="ask_mode").set_value("rag")
-    at.radio(key="ask_answer_path").set_value("extractive")
-    at.button(key="ask_submit").click().run()
-    assert not at.exception, at.exception
+    at = _ask_extractive("Who was Marley's doctor?", _work())
     warning = at.warning[0].value
     assert warning.startswith("**Not supported by the chapters you have read.**") and "“doctor”" in warning, warning
     assert not any(m.value.startswith(("**Scrooge", "> ")) for m in at.markdown)   # no bold name, no quote as answer
