@@ -25,6 +25,7 @@ from core.write.context import kg_block
 from core.write.kid import KidCompletion, KidStream, Step, boosted_records
 from core.write.kid.overlay import overlay_html, token_dicts
 from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
+from core.write.new_chapter import without_new_chapter
 from core.write.params import ContinueParams
 
 CONTEXT_WORDS = 3000  # how much of a work's end a continuation reads before the mode fits it to the budget
@@ -111,11 +112,12 @@ def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, 
     rate = done.output_tokens / done.seconds if done and done.seconds > 0 else 0.0
     text, steps = (done.text if done else ""), (done.steps if isinstance(done, KidCompletion) else [])
     checked = check_text(text.strip())
-    notes = prepared.notes + ([checked.note] if checked.cut else [])
-    shown, talk, talk_only = without_talk(checked.text, keep_start=bool(steps))
+    within, chapter_notes = without_new_chapter(checked.text, keep_start=bool(steps))
+    notes = prepared.notes + ([checked.note] if checked.cut else []) + chapter_notes
+    shown, talk, talk_only = without_talk(within, keep_start=bool(steps))
     return Continuation(shown, mode.name, prepared.facts, prepared.prompt,
                         round(time.perf_counter() - started, 3), notes + talk, round(rate, 2),
-                        steps_within(steps, text, checked.text) if checked.cut else steps, stopped, talk_only)
+                        steps_within(steps, text, within) if within != text.strip() else steps, stopped, talk_only)
 
 
 def _drain_until(stream: TextStream, on_piece: PieceFn | None, on_tokens: TokensFn | None,
@@ -156,9 +158,10 @@ def partial_continuation(text: str, mode: str) -> Continuation:
     """What a continuation stopped before its end (or cut off by an error) leaves to show and save: its text with
     a loop cut as a finished one's is."""
     checked = check_text(text.strip())
-    shown, talk, talk_only = without_talk(checked.text)
+    within, chapter_notes = without_new_chapter(checked.text)
+    shown, talk, talk_only = without_talk(within)
     return Continuation(shown, mode, [], "(generation stopped before the end)", 0.0,
-                        ([checked.note] if checked.cut else []) + talk, talk_only=talk_only)
+                        ([checked.note] if checked.cut else []) + chapter_notes + talk, talk_only=talk_only)
 
 
 def save_continuation(store: Store, work_id: int, chapter: int, kept: str, continuation: str,

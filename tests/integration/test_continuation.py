@@ -82,3 +82,16 @@ def test_a_stopped_kid_continuation_keeps_its_steps_and_is_metered_once(store: S
     assert out.stopped and 5 <= len(out.steps) < 50 and out.text
     assert heard[:5] == [1, 2, 3, 4, 5]                      # one token at a time, counted by KID's own steps
     assert len(records) == 1 and records[0].output_tokens == len(out.steps)
+
+
+def test_a_continuation_never_starts_a_chapter_of_its_own(store: SqlStore) -> None:
+    """Seen with SmolLM2 after the last part of The Legend of Sleepy Hollow: "CHAPTER 21" and a new chapter. Saved as
+    it was, the heading would sit inside the chapter the text continues."""
+    work = _work(store)
+    reply = "CHAPTER 21\n\nThe door creaked open.\n\nCHAPTER 22\n\nYears later, Elena left Millbrook."
+    out = cs.continue_work(store, work, ContinueParams(mode="plain", tokens=40), FakeLLM(lambda m, o: reply))
+    assert out.text == "The door creaked open."
+    assert any("“CHAPTER 21”" in n and "taken out" in n for n in out.notes)
+    assert any("“CHAPTER 22”" in n and "ends before it" in n for n in out.notes)
+    stopped = cs.partial_continuation("The door creaked open.\n\nChapter 22\n\nYears later.", "plain")
+    assert stopped.text == "The door creaked open." and any("“Chapter 22”" in n for n in stopped.notes)
