@@ -8,6 +8,7 @@ numbered chapters at all: "CHAPTER 21" and a new chapter.
     text, notes = without_new_chapter("He rode on.\\n\\nCHAPTER XXI\\n\\nThe school ...")
     # -> ("He rode on.", ["The model started a new chapter (“CHAPTER XXI”) after 3 words; ..."])
 
+A title line right after a heading at the start goes with it ("CHAPTER XXVI." then "THE STORY OF ...").
 A heading is a line standing alone that core.ingest.headings reads as a numbered heading ("Chapter 21", "CHAPTER
 XXI. The Return", "XXI" alone, "Part Two"; not "2. That was all.", which may be a list's item) or as an end ("THE END", "Finis"), Markdown's "#" and "**" around it allowed.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from core.ingest.headings import classify_line
+from core.ingest.headings import classify_line, looks_like_title
 from core.wording import counted
 
 _MARKUP = re.compile(r"^\s*#{1,6}\s*|[*_]{1,3}")
@@ -39,6 +40,10 @@ def without_new_chapter(text: str, keep_start: bool = False) -> tuple[str, list[
     lines = text.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip() and not heading_line(line)), len(lines))
     leading = ", ".join(f"“{h}”" for line in lines[:first] if line.strip() and (h := heading_line(line)))
+    rest = next((i for i in range(first + 1, len(lines)) if lines[i].strip()), None)
+    if leading and rest is not None and looks_like_title(lines[first]):   # "CHAPTER XXVI." then "THE RETURN"
+        leading += f", “{' '.join(lines[first].split())}”"
+        first = rest
     notes: list[str] = []
     if not leading:
         body = 0

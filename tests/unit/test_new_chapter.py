@@ -25,6 +25,14 @@ def test_a_heading_at_the_start_is_taken_off_and_said() -> None:
     assert len(notes) == 1 and "“CHAPTER 21”" in notes[0] and "taken out" in notes[0]
 
 
+def test_a_title_line_after_a_heading_at_the_start_goes_with_it() -> None:
+    text, notes = without_new_chapter("CHAPTER XXVI.\n\nTHE STORY OF THE OLD LADY.\n\nThe story was told again.")
+    assert text == "The story was told again."
+    assert "“CHAPTER XXVI.”, “THE STORY OF THE OLD LADY.”" in notes[0]
+    text, _ = without_new_chapter("CHAPTER 21\n\nThe next morning he rode on.\n\nIt rained.")
+    assert text == "The next morning he rode on.\n\nIt rained."       # a sentence is no title
+
+
 def test_a_later_heading_cuts_the_text_before_it() -> None:
     text, notes = without_new_chapter("He rode on.\n\nThe bridge was near.\n\nCHAPTER XXI\n\nThe school was empty.")
     assert text == "He rode on.\n\nThe bridge was near."
