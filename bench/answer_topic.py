@@ -14,6 +14,10 @@ gold answer or a gold answer holds it. Questions are asked as the app asks them 
 
     .venv/bin/python bench/answer_topic.py --sets graphrag_dev            # the half the rule's words were read on
     .venv/bin/python bench/answer_topic.py --sets graphrag_test lf_squad lf_quoref --out answer_topic
+
+The parse roles (core.qa.roles: of a sentence's names, the one nearest the topic words in its parse) are scored the
+same way, with and without (--no-roles), e.g. `--reuse-store --out answer_roles` and `--no-roles --out
+answer_roles_before`.
 """
 from __future__ import annotations
 
@@ -118,9 +122,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
     parser.add_argument("--reuse-store", action="store_true", help="open the newest cached stores as they are")
+    parser.add_argument("--no-roles", action="store_true", help="the reader as before the parse roles "
+                        "(core.qa.roles): the names of a sentence weigh the same wherever they stand")
     parser.add_argument("--out", default="answer_topic")
     args = parser.parse_args()
     _rule_off()
+    if args.no_roles:
+        extract_module.role_weights = lambda doc, spans, *a, **k: dict(spans)   # type: ignore[assignment]
     out, rows_of = [], {}
     for name in args.sets:
         print(f"{name} ...", file=sys.stderr, flush=True)

@@ -382,10 +382,14 @@ def main() -> None:
                         "importer or the offline extractor changed since they were built")
     parser.add_argument("--no-topic-rule", action="store_true", help="the reader as before the topic rule "
                         "(core.qa.relevance.speaks_to): a name is shown whatever its sentence is about")
+    parser.add_argument("--no-roles", action="store_true", help="the reader as before the parse roles "
+                        "(core.qa.roles): the names of a sentence weigh the same wherever they stand")
     args = parser.parse_args()
+    import core.qa.extract as extract_module
     if args.no_topic_rule:
-        import core.qa.extract as extract_module
         extract_module.speaks_to = lambda *a, **k: (True, ())   # type: ignore[assignment]
+    if args.no_roles:
+        extract_module.role_weights = lambda doc, spans, *a, **k: dict(spans)   # type: ignore[assignment]
     started = time.perf_counter()
     memo = MemoEmbed(args.cache)
     out: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}

@@ -45,7 +45,8 @@ import numpy as np
 from core.ingest.sentences import split_sentences
 from core.qa.corpus import CorpusView
 from core.qa.names import POSSESSIVE, missing_names, name_words, question_names
-from core.qa.relevance import speaks_to
+from core.qa.relevance import speaks_to, topic_words
+from core.qa.roles import role_weights
 from core.qa.words import FRAME_WORDS, irregular_bases
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -105,7 +106,7 @@ _LABELS: dict[str, frozenset[str]] = {
 _GRAPH_TYPES: dict[str, frozenset[str]] = {"person": frozenset({"character", "organization"}),
                                            "place": frozenset({"location"}),
                                            "name": frozenset({"character", "organization", "location", "object"})}
-_NER_ONLY = ("parser", "lemmatizer", "tagger", "attribute_ruler")  # spaCy components a span search never reads
+_SPAN_PIPES = ("lemmatizer", "tagger", "attribute_ruler")  # spaCy components a span search never reads
 _CLAUSE = re.compile(r"\s*(?:;|:|\s[-\u2014]{1,2}\s|\u2014|--)\s*")
 
 
@@ -347,8 +348,10 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
     asked = name_words(question)
     index = _entities(view)
     asked_entities = set(index.find_in_question(question)) if index is not None else set()
+    names = question_names(question, index)
+    topic = [stem for stem, _ in topic_words(question, names)]
     nlp = load_spacy()
-    for s, doc in zip(sentences, nlp.pipe([s.text for s in sentences], disable=_NER_ONLY)):
+    for s, doc in zip(sentences, nlp.pipe([s.text for s in sentences], disable=_SPAN_PIPES)):
         known: dict[str, str] = {}
         same: set[str] = set()  # names in the sentence of someone the question names ("Thornton" for John Thornton)
         if index is not None:
@@ -373,7 +376,7 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
             words = name_words(t)
             if words and not words <= asked and words - others:
                 spans.setdefault(t, w)
-        s.spans = list(spans.items())
+        s.spans = list(role_weights(doc, spans, topic, names, irregular_bases()).items())
 
 
 def _describes(name: str) -> re.Pattern[str]:
