@@ -111,6 +111,7 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
     from core.services import write_service as ws
     from core.metatalk import without_talk
     from core.textguard import check_text
+    from core.write.new_chapter import without_new_chapter
     from core.write import DecodeParams
     work = store.get_work(work_id)
     llm = llm_service.build_llm(store, "writing", work.settings.get("llm"), work_id=work_id)
@@ -131,10 +132,11 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
                 raise _DraftStopped
 
     def keep(text: str, final: bool, stopped: bool, note: str = "") -> None:
-        if stopped:  # a partial chapter: a loop and assistant talk in it are cut as in a finished draft
+        if stopped:  # a partial chapter: a loop, a next chapter and assistant talk are cut as in a finished draft
             checked = check_text(text)
-            text, talk, _ = without_talk(checked.text)
-            note = " ".join([checked.note, *talk]).strip()
+            within, heading = without_new_chapter(checked.text)
+            text, talk, _ = without_talk(within)
+            note = " ".join([checked.note, *heading, *talk]).strip()
         store.update_work_settings(work_id, {DRAFT_KEY: {"id": uuid.uuid4().hex, "text": text, "final": final,
                                                         "stopped": stopped, "note": note}})
     try:
@@ -147,8 +149,8 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
             keep("".join(pieces), False, True)
         raise
     keep(draft.text, draft.final, False, draft.cut_note)
-    cut = " (the model's text was cut where it looped or talked about itself: see the note under the draft)" \
-        if draft.cut_note else ""
+    cut = (" (the model's text was cut where it looped, began a next chapter or talked about itself: see the note "
+           "under the draft)") if draft.cut_note else ""
     return f"A draft of {len(draft.text.split()):,} words is ready{cut}: edit it below, then accept it."
 
 

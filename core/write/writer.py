@@ -15,6 +15,7 @@ from core.llm.base import LLM
 from core.llm.errors import LLMConfigError
 from core.llm.registry import is_embedded
 from core.metatalk import without_talk
+from core.write.new_chapter import without_new_chapter
 from core.textfit import fit_end, keep_end
 from core.textguard import check_text
 from core.write.params import WriteParams
@@ -160,8 +161,9 @@ def finish_draft(llm: LLM, params: WriteParams, n: int, raw: str, prompt: str) -
     presented with its loop unseen below the top of the box."""
     fitted, marked = fitted_text(llm, params, raw)
     checked = check_text(fitted)
-    text, talk, _ = without_talk(checked.text)  # "Here is Chapter 1:" and talk about the text (core.metatalk)
-    note = " ".join([checked.note, *talk]).strip()
+    within, heading = without_new_chapter(checked.text)  # the draft running on into a next chapter is cut there
+    text, talk, _ = without_talk(within)  # "Here is Chapter 1:" and talk about the text (core.metatalk)
+    note = " ".join([checked.note, *heading, *talk]).strip()
     if n >= params.max_chapters:
         return ChapterDraft(n, text, True, "limit", prompt, raw, note)
     if n == 1:

@@ -87,3 +87,11 @@ def test_a_draft_that_loops_is_cut_where_the_loop_began_whoever_wrote_it() -> No
         draft = finish_draft(_Named(name), params, 1, raw, "prompt")  # type: ignore[arg-type]
         assert draft.text == head + " " + SENTENCE and draft.raw == raw
         assert draft.cut_note.startswith("Repetition cut") and SENTENCE in draft.cut_note
+
+
+def test_a_draft_that_runs_on_into_a_next_chapter_ends_before_it() -> None:
+    params = WriteParams("premise", "Cinderella", min_words=20, max_words=80)
+    raw = gates(4) + "\n\nChapter 2: The Ball\n\n" + " ".join(VARIED[4:8]) + "\nSTORY STATUS: CONTINUE"
+    draft = finish_draft(None, params, 1, raw, "prompt")  # type: ignore[arg-type]  # chapter 1 asks no model
+    assert draft.text == gates(4)
+    assert "“Chapter 2: The Ball”" in draft.cut_note and "ends before it" in draft.cut_note
