@@ -156,8 +156,8 @@ EVENT_WORDS = frozenset({"war", "wars", "battle", "revolution", "rebellion", "up
 def shape_type(name: str) -> str | None:
     """A type a name's shape gives, whatever a chapter's NER labels said: an event ("Revolutionary War", "Battle of
     Waterloo"), an organization ("Army", "Outer Planets Alliance"), a publication, an object ("Galaxy Magazine"), or
-    a people, a character ("Earthmen", "Frenchman"; a word in "-man" or "-men" that is no first name). None
-    otherwise."""
+    a people, a character ("Earthmen", "Frenchman", "the Headless Horseman": a last word in "-man" or "-men" that is
+    no first name). None otherwise."""
     parts = parse_name(name)
     if parts.honorific or not parts.core:
         return None
@@ -169,9 +169,9 @@ def shape_type(name: str) -> str | None:
         return "object"
     if last in BODY_WORDS:
         return "organization"
-    word = parts.core[0]
-    if (len(parts.core) == 1 and len(word) >= 6 and word[:1].isupper() and word.endswith(("man", "men"))
-            and not is_given_name(word)):
+    word = parts.core[-1]   # "Frenchman"; "the Headless Horseman": a name whose last word is one
+    if (len(word) >= 6 and word[:1].isupper() and word.endswith(("man", "men")) and not is_given_name(word)
+            and not (len(parts.core) >= 2 and parts.core[0].lower() in PLACE_PREFIXES)):
         return "character"
     return None
 

@@ -99,6 +99,15 @@ def test_a_body_of_people_a_magazine_and_a_people_in_men_are_typed_by_their_shap
     assert _type(counts, "Fleet Street") == "location"    # a street, whatever its first word
 
 
+def test_a_name_whose_last_word_is_in_man_is_a_character() -> None:
+    """Seen on Sleepy Hollow's graph: "Headless Horseman" an object, beside "Horseman" a character."""
+    counts = [(1, "Headless Horseman", "object", 3), (1, "Horseman", "character", 2),
+              (1, "Lake Tasman", "location", 2), (1, "Isle of Man", "location", 2)]
+    assert _type(counts, "Headless Horseman") == _type(counts, "Horseman") == "character"
+    assert _type(counts, "Lake Tasman") == "location"          # a place by its first word
+    assert _type(counts, "Isle of Man") == "location"
+
+
 def test_a_war_a_battle_and_a_revolution_are_events_by_their_shape() -> None:
     """Seen on Sleepy Hollow's retention heat map: "Revolutionary War" among the characters."""
     counts = [(1, "Revolutionary War", "character", 1), (1, "Battle of Waterloo", "location", 2),
