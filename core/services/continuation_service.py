@@ -25,6 +25,7 @@ from core.write.context import kg_block
 from core.write.kid import KidCompletion, KidStream, Step, boosted_records
 from core.write.kid.overlay import overlay_html, token_dicts
 from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
+from core.write.ending import whole_sentences
 from core.write.new_chapter import without_new_chapter
 from core.write.params import ContinueParams
 
@@ -113,7 +114,9 @@ def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, 
     text, steps = (done.text if done else ""), (done.steps if isinstance(done, KidCompletion) else [])
     checked = check_text(text.strip())
     within, chapter_notes = without_new_chapter(checked.text, keep_start=bool(steps))
-    notes = prepared.notes + ([checked.note] if checked.cut else []) + chapter_notes
+    at_limit = done is not None and done.finish_reason == "length" and not stopped
+    within, ending = whole_sentences(within, cut=at_limit and not checked.cut and not chapter_notes)
+    notes = prepared.notes + ([checked.note] if checked.cut else []) + chapter_notes + ([ending] if ending else [])
     shown, talk, talk_only = without_talk(within, keep_start=bool(steps))
     return Continuation(shown, mode.name, prepared.facts, prepared.prompt,
                         round(time.perf_counter() - started, 3), notes + talk, round(rate, 2),

@@ -95,3 +95,14 @@ def test_a_continuation_never_starts_a_chapter_of_its_own(store: SqlStore) -> No
     assert any("“CHAPTER 22”" in n and "ends before it" in n for n in out.notes)
     stopped = cs.partial_continuation("The door creaked open.\n\nChapter 22\n\nYears later.", "plain")
     assert stopped.text == "The door creaked open." and any("“Chapter 22”" in n for n in stopped.notes)
+
+
+def test_a_continuation_cut_by_its_token_limit_ends_at_a_full_sentence(store: SqlStore) -> None:
+    """Seen on the Write page (Sleepy Hollow, SmolLM2): "... Here in Latin was very important for the Tory"."""
+    work = _work(store)
+    reply = "The door creaked open. The wind came in and the candle went out. Elena stood in the dark hall and"
+    out = cs.continue_work(store, work, ContinueParams(mode="plain", tokens=18), FakeLLM(lambda m, o: reply))
+    assert out.text == "The door creaked open. The wind came in and the candle went out."
+    assert any("token limit" in n for n in out.notes)
+    whole = cs.continue_work(store, work, ContinueParams(mode="plain", tokens=40), FakeLLM(lambda m, o: reply))
+    assert whole.text == reply and not any("token limit" in n for n in whole.notes)   # it ended on its own
