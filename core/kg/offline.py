@@ -22,7 +22,7 @@ from core.kg.filters import RULE_NAMES, violated_rule
 from core.kg.given_names import is_given_name
 from core.kg.mentions import Mention, descriptor_mentions, drop_exclamations, find_mentions, propagate_names
 from core.kg.names import parse_name
-from core.kg.openie import as_phrase, text_of, triples_from_sentence
+from core.kg.openie import agreeing, as_phrase, text_of, triples_from_sentence
 from core.kg.states import STATES_VERSION, chapter_states
 from core.kg.types import CO_MENTIONED, CO_OCCURS, SPEAKS_TO, AliasLink, ChapterExtraction, NameMention, Triple
 
@@ -104,6 +104,8 @@ def relation_label(relation: Sequence[Token], suffix: str = "", lemma: Lemma = _
     if suffix:
         words.append(suffix)
     label = " ".join(w for w in words if w.strip())
+    if negated and words and words[0] in COPULA | {"be"}:   # "is not handsome as", not "not is handsome as"
+        return " ".join([words[0], "not", *words[1:]]).strip()
     return f"not {label}" if negated and label else label
 
 
@@ -192,7 +194,10 @@ def extract_doc(doc: Doc, chunk_index: int, stats: Counter[str], *, mentions: li
                 continue
             if any(t.i in refs for t in (*r.head, *r.tail)):
                 stats["coref_triples"] += 1
-            relation_text = " ".join(p for p in (text_of(r.relation), r.relation_suffix) if p).lower()
+            verb = text_of(r.relation)
+            if len(r.head) == 1 and r.head[0].i in refs and r.head[0].lower_ in ("i", "you"):
+                verb = agreeing(r.relation)   # "I have a high respect" said by Mr. Bennet: "Mr. Bennet has ..."
+            relation_text = " ".join(p for p in (verb, r.relation_suffix) if p).lower()
             triples.append(Triple(head_text, relation_text, tail_text, sentence, chunk_index, r.head_name,
                                   tail_name, label))
             if r.head_name and tail_name:
@@ -285,7 +290,7 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-6"   # 6: a fronted preposition reads after its verb ("sat on", not "on sat")
+VERSION = "offline-7"   # 7: "Mr. Bennet has" for "I have"; "is not handsome as". 6: "sat on", not "on sat"
 
 
 class OfflineExtractor:

@@ -201,13 +201,14 @@ def _named_inside(head: list[Token], head_name: str | None, relation: list[Token
     return found
 
 
-def text_of(tokens: list[Token]) -> str:
-    """Tokens joined the way they appear (spaces only where the text had them)."""
+def text_of(tokens: list[Token], instead: dict[int, str] | None = None) -> str:
+    """Tokens joined the way they appear (spaces only where the text had them); `instead`: another word for the
+    token at a position."""
     if not tokens:
         return ""
     parts: list[str] = []
     for i, tok in enumerate(tokens):
-        parts.append(tok.text)
+        parts.append(instead.get(tok.i, tok.text) if instead else tok.text)
         if i + 1 < len(tokens):
             nxt = tokens[i + 1]
             parts.append(tok.whitespace_ if nxt.i == tok.i + 1 else " ")
@@ -217,3 +218,31 @@ def text_of(tokens: list[Token]) -> str:
 def as_phrase(tokens: list[Token]) -> list[tuple[str, str]]:
     """(word, POS) pairs, the input of core.kg.filters."""
     return [(t.text, t.pos_) for t in tokens]
+
+
+_THIRD_PERSON = {"am": "is", "are": "is", "'m": "is", "’m": "is", "'re": "is", "’re": "is", "were": "was",
+                 "have": "has", "'ve": "has", "’ve": "has", "do": "does", "go": "goes"}
+
+
+def third_person(word: str) -> str:
+    """A verb of "I" or "you" as it reads after a name: "have" -> "has", "am" -> "is", "think" -> "thinks"."""
+    low = word.lower()
+    if low in _THIRD_PERSON:
+        return _THIRD_PERSON[low]
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return word + "es"
+    if len(low) > 2 and low.endswith("y") and low[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def agreeing(relation: list[Token]) -> str:
+    """The relation's text with its first finite verb in the third person singular, for a subject "I" or "you"
+    written as the name it stands for ("I have" -> "Mr. Bennet has"; "you were" -> "Jane was"); a modal's or a past
+    verb stays ("can abuse", "said")."""
+    for tok in relation:
+        if tok.tag_ in ("VBP", "MD", "VBD") or tok.lower_ == "were":
+            if tok.tag_ == "VBP" or tok.lower_ == "were":
+                return text_of(relation, {tok.i: third_person(tok.text)})
+            break
+    return text_of(relation)

@@ -431,3 +431,18 @@ def test_upon_a_name_is_no_place(parse):
     _, found, _ = parse("Buck waited. Buck sprang upon Spitz in a fury. The team rested in Dawson.")
     assert found.place_evidence.get("Spitz", 0) == 0
     assert found.place_evidence.get("Dawson", 0) >= 1
+
+
+def test_a_fact_of_i_or_you_reads_in_the_third_person_after_the_name(extract):
+    """Seen on the X-Ray of Pride and Prejudice: "Latest: Mr. Bennet have a high respect"."""
+    ext = extract('"You mistake me, my dear. I have a high respect for your nerves," said Mr. Bennet to his wife.')
+    facts = {(t.subject, t.relation, t.object) for t in ext.triples}
+    assert ("Mr. Bennet", "has", "a high respect") in facts
+    assert not any(t.relation == "have" for t in ext.triples)
+
+
+def test_a_negated_copula_reads_with_its_not_after_the_verb(extract):
+    """Seen on the X-Ray of Pride and Prejudice: "Jane: not is handsome as"."""
+    ext = extract('"Lizzy is not half so handsome as Jane," said Mrs. Bennet.')
+    labels = {t.label for t in ext.triples if t.object == "Jane"}
+    assert labels == {"is not handsome as"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core import nlp
-from core.kg.openie import triples_from_sentence
+from core.kg.openie import third_person, triples_from_sentence
 from core.metrics.kgscore_offline import OfflineEdgeExtractor, _doc_words, _parse, entity_lookup
 
 
@@ -83,3 +83,10 @@ def test_a_fronted_preposition_reads_after_its_verb(model) -> None:  # noqa: ANN
     assert ("Ichabod", "sat on", "a fine autumnal afternoon") in found
     assert not any(r.split()[0].lower() in ("on", "in") for r in relations)
     assert ("Ichabod", "sat on", "the stool") in found           # a preposition after the verb is unchanged
+
+
+@pytest.mark.parametrize("verb, third", [("have", "has"), ("am", "is"), ("are", "is"), ("were", "was"), ("do", "does"),
+                                         ("think", "thinks"), ("wish", "wishes"), ("carry", "carries"),
+                                         ("say", "says"), ("go", "goes"), ("Know", "Knows")])
+def test_a_verb_of_i_or_you_in_the_third_person(verb: str, third: str) -> None:
+    assert third_person(verb) == third
