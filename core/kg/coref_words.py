@@ -151,17 +151,25 @@ PUBLICATION_WORDS = frozenset({"magazine", "journal", "gazette", "chronicle", "h
 # Boston Massacre"; not after "of": "The Art of War" is a book) or its first before "of" ("Battle of Waterloo").
 EVENT_WORDS = frozenset({"war", "wars", "battle", "revolution", "rebellion", "uprising", "siege", "massacre",
                          "crusade", "crusades", "mutiny", "insurrection", "armistice"})
+# The feasts and seasons a story counts its time by ("at Michaelmas", "before Christmas"): events, never people or
+# places; also with "Day", "Eve", "Night" or "Sunday" after them ("Christmas Eve", "Easter Sunday").
+FEASTS = frozenset({"christmas", "michaelmas", "candlemas", "lammas", "martinmas", "hallowmas", "whitsun",
+                    "whitsuntide", "easter", "eastertide", "lent", "shrovetide", "yuletide", "epiphany", "pentecost",
+                    "advent", "midsummer", "twelfth-night"})
 
 
 def shape_type(name: str) -> str | None:
     """A type a name's shape gives, whatever a chapter's NER labels said: an event ("Revolutionary War", "Battle of
-    Waterloo"), an organization ("Army", "Outer Planets Alliance"), a publication, an object ("Galaxy Magazine"), or
+    Waterloo", a feast: "Michaelmas", "Christmas Eve"), an organization ("Army", "Outer Planets Alliance"), a publication, an object ("Galaxy Magazine"), or
     a people, a character ("Earthmen", "Frenchman", "the Headless Horseman": a last word in "-man" or "-men" that is
     no first name). None otherwise."""
     parts = parse_name(name)
     if parts.honorific or not parts.core:
         return None
     last = parts.core[-1].lower()
+    words = [w.lower() for w in parts.core]
+    if words[0] in FEASTS and (len(words) == 1 or words[1:] in (["day"], ["eve"], ["night"], ["sunday"])):
+        return "event"
     if len(parts.core) >= 2 and (last in EVENT_WORDS and parts.core[-2].lower() != "of"   # not "Rules of War"
                                  or parts.core[0].lower() in EVENT_WORDS and parts.core[1].lower() == "of"):
         return "event"

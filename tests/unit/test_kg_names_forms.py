@@ -108,6 +108,14 @@ def test_a_name_whose_last_word_is_in_man_is_a_character() -> None:
     assert _type(counts, "Isle of Man") == "location"
 
 
+def test_a_feast_of_the_year_is_an_event() -> None:
+    """Seen on Pride and Prejudice's X-Ray: "Michaelmas" among the people of chapter 1."""
+    counts = [(1, "Michaelmas", "character", 1), (1, "Christmas Eve", "location", 2),
+              (1, "Father Christmas", "character", 2), (1, "Thomas", "character", 3)]
+    assert _type(counts, "Michaelmas") == _type(counts, "Christmas Eve") == "event"
+    assert _type(counts, "Father Christmas") == _type(counts, "Thomas") == "character"
+
+
 def test_a_war_a_battle_and_a_revolution_are_events_by_their_shape() -> None:
     """Seen on Sleepy Hollow's retention heat map: "Revolutionary War" among the characters."""
     counts = [(1, "Revolutionary War", "character", 1), (1, "Battle of Waterloo", "location", 2),
