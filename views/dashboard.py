@@ -31,7 +31,9 @@ def _analyse(work_id: int, params: retention.RetentionParams) -> retention.WorkR
             bar.progress(done / max(total, 1), text=plain(msg))
 
         result = retention.analyse_work(store, work_id, params, nlp=_nlp(), on_progress=progress)
-        box.update(label=f"Read {counted(len(pending), 'chapter')}", state="complete", expanded=False)
+        total = len(result.chapters)
+        before = f" (the other {counted(total - len(pending), 'chapter')} read before)" if len(pending) < total else ""
+        box.update(label=f"Read {counted(len(pending), 'chapter')}{before}", state="complete", expanded=False)
     return result
 
 

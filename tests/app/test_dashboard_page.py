@@ -62,6 +62,17 @@ def test_first_visit_reads_the_chapters_then_shows_everything(app_db: str) -> No
     assert len(again.status) == 0
 
 
+def test_a_second_reading_says_what_was_read_before(app_db: str) -> None:
+    """Seen on Pride and Prejudice: "Read 45 chapters" for a book of 61, the other 16 read by an earlier visit."""
+    from core.services import retention_service as retention
+    work_id = _work("Harbour")
+    retention.extract_work(_store(), work_id)
+    text = CHAPTERS[1][1] + " Mara Quill waved."
+    _store().update_chapter(work_id, 2, text, [text], expected_revision=1)
+    at = _open()
+    assert at.status[0].label == "Read 1 chapter (the other 4 chapters read before)"
+
+
 def test_relationships_view_and_comparison(app_db: str) -> None:
     _work("Harbour")
     other = _work("Drift", CHAPTERS[:2])
