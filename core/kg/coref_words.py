@@ -160,7 +160,8 @@ FEASTS = frozenset({"christmas", "michaelmas", "candlemas", "lammas", "martinmas
 
 def shape_type(name: str) -> str | None:
     """A type a name's shape gives, whatever a chapter's NER labels said: an event ("Revolutionary War", "Battle of
-    Waterloo", a feast: "Michaelmas", "Christmas Eve"), an organization ("Army", "Outer Planets Alliance"), a publication, an object ("Galaxy Magazine"), or
+    Waterloo", a feast: "Michaelmas", "Christmas Eve"), an organization ("Army", "Outer Planets Alliance"), a
+    publication, an object ("Galaxy Magazine"), or
     a people, a character ("Earthmen", "Frenchman", "the Headless Horseman": a last word in "-man" or "-men" that is
     no first name). None otherwise."""
     parts = parse_name(name)

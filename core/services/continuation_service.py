@@ -24,8 +24,8 @@ from core.textguard import check_text
 from core.write.context import kg_block
 from core.write.kid import KidCompletion, KidStream, Step, boosted_records
 from core.write.kid.overlay import overlay_html, token_dicts
-from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
 from core.write.ending import whole_sentences
+from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
 from core.write.new_chapter import without_new_chapter
 from core.write.params import ContinueParams
 

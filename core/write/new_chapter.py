@@ -10,7 +10,8 @@ numbered chapters at all: "CHAPTER 21" and a new chapter.
 
 A title line right after a heading at the start goes with it ("CHAPTER XXVI." then "THE STORY OF ...").
 A heading is a line standing alone that core.ingest.headings reads as a numbered heading ("Chapter 21", "CHAPTER
-XXI. The Return", "XXI" alone, "Part Two"; not "2. That was all.", which may be a list's item) or as an end ("THE END", "Finis"), Markdown's "#" and "**" around it allowed.
+XXI. The Return", "XXI" alone, "Part Two"; not "2. That was all.", which may be a list's item) or as an end ("THE
+END", "Finis"), Markdown's "#" and "**" around it allowed.
 """
 from __future__ import annotations
 

@@ -15,9 +15,9 @@ from core.llm.base import LLM
 from core.llm.errors import LLMConfigError
 from core.llm.registry import is_embedded
 from core.metatalk import without_talk
-from core.write.new_chapter import without_new_chapter
 from core.textfit import fit_end, keep_end
 from core.textguard import check_text
+from core.write.new_chapter import without_new_chapter
 from core.write.params import WriteParams
 from core.write.premises import ARCS
 from core.write.prompts import (CONSISTENCY_KG, CONSISTENCY_PLAIN, FINAL_FOLLOWUP, FINAL_MARKER, FOLLOWUP_TOKENS,
