@@ -41,11 +41,20 @@ def progress_to(bar: DeltaGenerator) -> Callable[[int, int, str], None]:
     return progress
 
 
+def example_question(work_id: int, upto: int) -> str:
+    """A question about this book's most mentioned character met by chapter `upto` (not Scrooge on every book)."""
+    from core.services.retention_service import graph_entities
+    met = [e for e in graph_entities(store, work_id) if e.type == "character" and e.first_chapter <= upto]
+    if not met:
+        return "e.g. Who is the main character, and what do they want?"
+    return f"e.g. What does {max(met, key=lambda e: e.mentions).label} want?"
+
+
 last = chapters[-1].index
 place = place_caption(store, work_id)  # the reader's place is the default spoiler limit (issue 33)
 reading = min(place.chapter if place else (READ_CHAPTER.get() or last), last)
 with st.form("ask_form"):
-    question = st.text_input("Question", key="ask_question", placeholder="e.g. Why does Scrooge fear the future?")
+    question = st.text_input("Question", key="ask_question", placeholder=example_question(work_id, reading))
     left, middle, right = st.columns([2, 3, 1])
     upto = left.number_input("I have read up to chapter", 1, last, reading, key=f"ask_upto_{work_id}",
                              help="Nothing after this chapter is read, retrieved or cited: no spoilers.")

@@ -269,3 +269,26 @@ def test_a_name_from_a_sentence_about_something_else_is_no_answer(reply_with) ->
     assert not any(m.value.startswith(("**Scrooge", "> ")) for m in at.markdown)   # no bold name, no quote as answer
     (closest,) = [e for e in at.expander if e.label == "The closest sentence found (it does not answer this)"]
     assert any("Scrooge" in c.value and "chapter 1" in c.value for c in closest.caption)
+
+
+def test_the_example_question_is_about_this_book_and_no_one_past_the_reader_s_place(app_db: str) -> None:
+    """Seen on Pride and Prejudice: the Question box suggested "Why does Scrooge fear the future?"."""
+    from core.services import companion_service, kg_service
+    from views._shared import get_store
+    texts = ["Anna Marsh met Tom Reed at the harbour. Anna Marsh thanked Tom Reed.",
+             "Mara Quill came. Mara Quill sang to Mara Quill's sister. Mara Quill laughed. Mara Quill slept."]
+    chapters = [NewChapter(f"Chapter {i}", t, chunk_text(t, 25)) for i, t in enumerate(texts, start=1)]
+    work_id = get_store().create_work("Harbour", None, WorkKind.BOOK, {}, chapters).id
+
+    def placeholder() -> str:
+        at = AppTest.from_file(page("ask.py"), default_timeout=90)
+        at.session_state["work_id"] = work_id
+        at.run()
+        assert not at.exception, at.exception
+        return at.text_input(key="ask_question").placeholder
+
+    assert "Scrooge" not in placeholder() and "main character" in placeholder()   # no graph yet
+    kg_service.build_graph(get_store(), work_id)
+    assert placeholder() == "e.g. What does Mara Quill want?"
+    companion_service.set_position(get_store(), work_id, 1)
+    assert placeholder() in ("e.g. What does Anna Marsh want?", "e.g. What does Tom Reed want?")
