@@ -68,7 +68,9 @@ min_mentions = c2.number_input("Min. mentions", 1, 10_000, 1, key="kg_min_mentio
 prune = c4.checkbox("Prune", key="kg_prune", help="KGScore: hide entities with fewer than 2 links, repeatedly",
                     disabled=mode == "ego")
 edge_labels = c4.checkbox("Edge labels", key="kg_edge_labels", help="The most frequent label on each line")
-search = c5.text_input("Search an entity", key="kg_search", placeholder="e.g. Lizzy", disabled=mode == "ego")
+first = next(iter(kg_views.entity_choices(data, as_of)), None)   # this book's most mentioned character, not Lizzy
+search = c5.text_input("Search an entity", key="kg_search", placeholder=f"e.g. {first[1]}" if first else "a name",
+                       disabled=mode == "ego")
 if highlight:  # the button on its own line: squeezed into a sixth of the page its label was cut
     st.info(f"Showing the {len(highlight.entity_ids)} entities that graph mode walked for "
             f"“{highlight.question}” and the relationships among them.")

@@ -71,6 +71,8 @@ def test_slider_changes_the_node_set(app_db: str) -> None:
     assert "Anna Grey" in early and "Maria Lopez" not in early and "Captain Hale" not in early
     assert early < late
     assert any("chapters 1-1" in c.value for c in at.caption)
+    # the search's example is this book's character as of the chapter, not "Lizzy" on every book
+    assert at.text_input(key="kg_search").placeholder in {f"e.g. {label}" for label in early}
     at.text_input(key="kg_search").input("Hale").run()
     assert not at.exception
     at.slider(key="kg_as_of").set_value(3).run()
