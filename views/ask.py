@@ -12,7 +12,7 @@ from core.config import get_settings
 from core.llm import LLMError
 from core.qa import MODE_HELP, MODES, QAParams
 from core.qa.params import ANSWER_PATHS, DEFAULT_MODE, FACT_RANKINGS, PASSAGE_SEARCHES
-from core.services import qa_service
+from core.services import kg_views, qa_service
 from views._ask_answer import PATH_LABELS, render_answer
 from views._ask_inspector import prompt_inspector
 from views._ask_narco import narco_section
@@ -41,8 +41,10 @@ def progress_to(bar: DeltaGenerator) -> Callable[[int, int, str], None]:
     return progress
 
 
-def example_question(work_id: int, upto: int) -> str:
-    """A question about this book's most mentioned character met by chapter `upto` (not Scrooge on every book)."""
+@st.cache_data(max_entries=32, show_spinner=False)
+def example_question(work_id: int, upto: int, graph_version: int, database: str) -> str:
+    """A question about this book's most mentioned character met by chapter `upto` (not Scrooge on every book);
+    read once per database, graph version and chapter, not at every rerun of the page."""
     from core.services.retention_service import graph_entities
     met = [e for e in graph_entities(store, work_id) if e.type == "character" and e.first_chapter <= upto]
     if not met:
@@ -54,7 +56,8 @@ last = chapters[-1].index
 place = place_caption(store, work_id)  # the reader's place is the default spoiler limit (issue 33)
 reading = min(place.chapter if place else (READ_CHAPTER.get() or last), last)
 with st.form("ask_form"):
-    question = st.text_input("Question", key="ask_question", placeholder=example_question(work_id, reading))
+    question = st.text_input("Question", key="ask_question", placeholder=example_question(
+        work_id, reading, kg_views.graph_version(store, work_id), get_settings().database_url))
     left, middle, right = st.columns([2, 3, 1])
     upto = left.number_input("I have read up to chapter", 1, last, reading, key=f"ask_upto_{work_id}",
                              help="Nothing after this chapter is read, retrieved or cited: no spoilers.")

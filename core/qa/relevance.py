@@ -122,10 +122,10 @@ def speaks_to(question: str, texts: Sequence[str], names: Sequence[str] = (),
                if word.lower() in bases for stem, _ in content_words(bases[word.lower()])}
     wanted = [stem for stem, word in topic] + [stem for _, word in topic if word.lower() in bases
                                                for stem, _ in content_words(bases[word.lower()])]
-    return any(_states(stem, stated) for stem in wanted), words
+    return any(states(stem, stated) for stem in wanted), words
 
 
-def _states(stem: str, stated: set[str]) -> bool:
+def states(stem: str, stated: set[str]) -> bool:
     """The stem, or one sharing its first PREFIX letters (irregular forms the stemmer keeps apart: "stole" and
     "stolen", "marri" and "marriag")."""
     if stem in stated:

@@ -13,13 +13,13 @@ The nearest candidate keeps its weight; each edge further halves it (ROLE_DECAY)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.qa.relevance import states
 from core.qa.words import content_words
 
 ROLE_DECAY = 0.5   # a candidate's weight is multiplied by this for each parse edge beyond the nearest candidate's
-PREFIX = 5         # a word states a topic stem that shares its first PREFIX letters (as core.qa.relevance does)
 
 
 def tree_distance(a: Any, b: Any) -> int | None:
@@ -38,10 +38,6 @@ def tree_distance(a: Any, b: Any) -> int | None:
         tok, step = tok.head, step + 1
 
 
-def _states(stem: str, wanted: Iterable[str]) -> bool:
-    return any(stem == w or (len(w) >= PREFIX and stem[:PREFIX] == w[:PREFIX]) for w in wanted)
-
-
 def anchors(doc: Any, topic_stems: Sequence[str], names: Sequence[str] = (),
             bases: Mapping[str, str] | None = None) -> list[Any]:
     """The tokens of `doc` that write a topic word; else those of the names the question asks about."""
@@ -50,7 +46,7 @@ def anchors(doc: Any, topic_stems: Sequence[str], names: Sequence[str] = (),
     for tok in doc:
         forms = [tok.lower_] + ([bases[tok.lower_]] if tok.lower_ in bases else [])
         stems = [stem for form in forms for stem, _ in content_words(form)]
-        if stems and any(_states(s, topic_stems) for s in stems):
+        if stems and any(states(topic, set(stems)) for topic in topic_stems):
             out.append(tok)
     if out or not names:
         return out

@@ -109,9 +109,7 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
     from core.llm import LLMError
     from core.services import llm_service
     from core.services import write_service as ws
-    from core.metatalk import without_talk
-    from core.textguard import check_text
-    from core.write.new_chapter import without_new_chapter
+    from core.write.tidy import tidy_generated
     from core.write import DecodeParams
     work = store.get_work(work_id)
     llm = llm_service.build_llm(store, "writing", work.settings.get("llm"), work_id=work_id)
@@ -133,10 +131,8 @@ def draft_story_chapter(store: Store, work_id: int, params: dict[str, Any], cont
 
     def keep(text: str, final: bool, stopped: bool, note: str = "") -> None:
         if stopped:  # a partial chapter: a loop, a next chapter and assistant talk are cut as in a finished draft
-            checked = check_text(text)
-            within, heading = without_new_chapter(checked.text)
-            text, talk, _ = without_talk(within)
-            note = " ".join([checked.note, *heading, *talk]).strip()
+            tidy = tidy_generated(text)
+            text, note = tidy.text, " ".join(tidy.notes)
         store.update_work_settings(work_id, {DRAFT_KEY: {"id": uuid.uuid4().hex, "text": text, "final": final,
                                                         "stopped": stopped, "note": note}})
     try:

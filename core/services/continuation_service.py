@@ -15,19 +15,16 @@ from typing import Any
 from core.domain import Chapter
 from core.ingest import chunk_text
 from core.llm import LLM, Completion, MeteredLLM, TextStream
-from core.metatalk import without_talk
 from core.services.kg_query import facts_for_retrieval
 from core.services.qa_corpus import embed_cached
 from core.services.write_service import PieceFn, TokensFn, WriteError, story_graph
 from core.store import Store
-from core.textguard import check_text
 from core.write.context import kg_block
 from core.write.kid import KidCompletion, KidStream, Step, boosted_records
 from core.write.kid.overlay import overlay_html, token_dicts
-from core.write.ending import whole_sentences
 from core.write.modes import ContinuationRequest, FactPool, get_mode, verbalize
-from core.write.new_chapter import without_new_chapter
 from core.write.params import ContinueParams
+from core.write.tidy import tidy_generated
 
 CONTEXT_WORDS = 3000  # how much of a work's end a continuation reads before the mode fits it to the budget
 
@@ -112,15 +109,12 @@ def continue_work(store: Store, work_id: int, params: ContinueParams, llm: LLM, 
     done, stopped = _drain_until(stream, on_piece, on_tokens, should_stop, params.tokens)
     rate = done.output_tokens / done.seconds if done and done.seconds > 0 else 0.0
     text, steps = (done.text if done else ""), (done.steps if isinstance(done, KidCompletion) else [])
-    checked = check_text(text.strip())
-    within, chapter_notes = without_new_chapter(checked.text, keep_start=bool(steps))
-    at_limit = done is not None and done.finish_reason == "length" and not stopped
-    within, ending = whole_sentences(within, cut=at_limit and not checked.cut and not chapter_notes)
-    notes = prepared.notes + ([checked.note] if checked.cut else []) + chapter_notes + ([ending] if ending else [])
-    shown, talk, talk_only = without_talk(within, keep_start=bool(steps))
-    return Continuation(shown, mode.name, prepared.facts, prepared.prompt,
-                        round(time.perf_counter() - started, 3), notes + talk, round(rate, 2),
-                        steps_within(steps, text, within) if within != text.strip() else steps, stopped, talk_only)
+    tidy = tidy_generated(text.strip(), keep_start=bool(steps),
+                          at_limit=done is not None and done.finish_reason == "length" and not stopped)
+    return Continuation(tidy.text, mode.name, prepared.facts, prepared.prompt,
+                        round(time.perf_counter() - started, 3), prepared.notes + tidy.notes, round(rate, 2),
+                        steps_within(steps, text, tidy.kept) if tidy.kept != text.strip() else steps, stopped,
+                        tidy.talk_only)
 
 
 def _drain_until(stream: TextStream, on_piece: PieceFn | None, on_tokens: TokensFn | None,
@@ -160,11 +154,9 @@ def steps_within(steps: list[Step], text: str, kept: str) -> list[Step]:
 def partial_continuation(text: str, mode: str) -> Continuation:
     """What a continuation stopped before its end (or cut off by an error) leaves to show and save: its text with
     a loop cut as a finished one's is."""
-    checked = check_text(text.strip())
-    within, chapter_notes = without_new_chapter(checked.text)
-    shown, talk, talk_only = without_talk(within)
-    return Continuation(shown, mode, [], "(generation stopped before the end)", 0.0,
-                        ([checked.note] if checked.cut else []) + chapter_notes + talk, talk_only=talk_only)
+    tidy = tidy_generated(text.strip())
+    return Continuation(tidy.text, mode, [], "(generation stopped before the end)", 0.0, tidy.notes,
+                        talk_only=tidy.talk_only)
 
 
 def save_continuation(store: Store, work_id: int, chapter: int, kept: str, continuation: str,

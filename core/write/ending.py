@@ -10,7 +10,8 @@ import re
 
 from core.wording import counted
 
-_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s|$)")
+# A sentence's end: . ! ? or … with any closing quotes or brackets after it, then white space or the text's end.
+SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s|$)")
 MIN_KEPT = 0.5   # a cut keeps at least this share of the words, else the text stays as it came
 
 
@@ -18,7 +19,7 @@ def whole_sentences(text: str, cut: bool) -> tuple[str, str]:
     """(`text` up to its last sentence end, a note) when `cut` (the generation hit its token limit) and the text
     ends mid-sentence; else (`text`, "")."""
     stripped = text.rstrip()
-    ends = [m.end() for m in _SENTENCE_END.finditer(stripped)]
+    ends = [m.end() for m in SENTENCE_END.finditer(stripped)]
     if not cut or not ends or ends[-1] == len(stripped):
         return text, ""
     if len(stripped[:ends[-1]].split()) < MIN_KEPT * len(stripped.split()):

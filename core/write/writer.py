@@ -14,22 +14,19 @@ from typing import Any
 from core.llm.base import LLM
 from core.llm.errors import LLMConfigError
 from core.llm.registry import is_embedded
-from core.metatalk import without_talk
 from core.textfit import fit_end, keep_end
-from core.textguard import check_text
-from core.write.new_chapter import without_new_chapter
+from core.write.ending import SENTENCE_END
 from core.write.params import WriteParams
 from core.write.premises import ARCS
 from core.write.prompts import (CONSISTENCY_KG, CONSISTENCY_PLAIN, FINAL_FOLLOWUP, FINAL_MARKER, FOLLOWUP_TOKENS,
                                 LAST_CHAPTER_NOTE, MARKER_INSTRUCTION, WRITER_FIRST_SYSTEM, WRITER_FIRST_USER,
                                 WRITER_NEXT_SYSTEM, WRITER_NEXT_USER, DESK_FIRST, DESK_NEXT)
+from core.write.tidy import tidy_generated
 
 _MARKER = re.compile(r"^\W*" + re.escape(FINAL_MARKER.rstrip(":")) + r"\W*:?\W*(FINAL|CONTINUE|TRUE|FALSE)\b.*$",
                      re.IGNORECASE | re.MULTILINE)
 _HEADING = re.compile(r"^\s*(#+\s*)?chapter\s+\w+[^\n]{0,80}\n+", re.IGNORECASE)
 PROMPT_MARGIN = 64
-# A sentence's end: . ! ? or … with any closing quotes or brackets after it, then white space or the text's end.
-_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s|$)")
 _CLAUSE_END = re.compile(r"[,;:\u2014](?=\s|$)")
 _WORD = re.compile(r"\S+")
 
@@ -110,7 +107,7 @@ def fit_length(text: str, min_words: int, max_words: int, *, embedded: bool = Fa
     else (a 135M model looping on one clause writes hundreds of words without a full stop) at its last clause end,
     else word, within the maximum."""
     stripped = text.rstrip()
-    ends = [m.end() for m in _SENTENCE_END.finditer(stripped)]
+    ends = [m.end() for m in SENTENCE_END.finditer(stripped)]
     over = embedded and len(stripped.split()) > max_words
     if not over and (not ends or ends[-1] == len(stripped)):
         return text
@@ -160,10 +157,8 @@ def finish_draft(llm: LLM, params: WriteParams, n: int, raw: str, prompt: str) -
     8-gram written over and over) is cut where it began, and the draft says so (`cut_note`): a draft is never
     presented with its loop unseen below the top of the box."""
     fitted, marked = fitted_text(llm, params, raw)
-    checked = check_text(fitted)
-    within, heading = without_new_chapter(checked.text)  # the draft running on into a next chapter is cut there
-    text, talk, _ = without_talk(within)  # "Here is Chapter 1:" and talk about the text (core.metatalk)
-    note = " ".join([checked.note, *heading, *talk]).strip()
+    tidy = tidy_generated(fitted)  # a loop, a next chapter begun, "Here is Chapter 1:" and other talk
+    text, note = tidy.text, " ".join(tidy.notes)
     if n >= params.max_chapters:
         return ChapterDraft(n, text, True, "limit", prompt, raw, note)
     if n == 1:
