@@ -40,8 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.kg.names import parse_name, surname
-from core.kg.given_names import formal_forms, given_name_gender, is_given_name
+from core.kg.names import parse_name, surname, title_class
+from core.kg.given_names import formal_forms, given_name_gender, is_given_name, same_given_name
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,7 @@ def propose_links(first: dict[str, int], totals: Counter[str], find: Callable[[s
     for name in names:
         out.extend(_surname_links(name, index, find, first, guards))
         out.extend(_place_links(name, index))
+        out.extend(_familiar_full_links(name, index, find))
     out.extend(_form_links(names, index, kind_of))
     for name in names:
         parts = parse_name(name)
@@ -199,7 +200,8 @@ def _title_links(name: str, index: _Index, find: Callable[[str], str], first: di
         plain = " ".join(parts.core)
         if plain in index.names and parts.honorific != "Mrs.":  # "Mrs. John Brooke" is John Brooke's wife
             out.append(Proposal(name, plain, "title"))
-        short = [n for n in index.hon_single.get(parts.core[0], []) if parse_name(n).honorific == parts.honorific]
+        short = [n for n in index.hon_single.get(parts.core[0], [])
+                 if title_class(parse_name(n).honorific) == title_class(parts.honorific)]
         target = _unique(short, find, name)
         if target:
             out.append(Proposal(name, target, "title"))
@@ -230,7 +232,7 @@ def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: 
     if parts.honorific:
         if parts.honorific == "Miss":
             return []  # "Miss Bennet" is the eldest daughter, "Miss Elizabeth Bennet" a younger one
-        forms = [f for f in forms if parse_name(f).honorific == parts.honorific]
+        forms = [f for f in forms if title_class(parse_name(f).honorific) == title_class(parts.honorific)]
     target = _unique(forms, find, name)
     given = parts.core[0]
     if (target and not parts.honorific and first[name] - first[target] > guards.stale_gap
@@ -238,6 +240,25 @@ def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: 
         # "Tommy Bangs", 30 chapters after Dr. Bangs; but "John Brooke" joins the two names used since chapter 5
         return [Proposal(name, target, "surname", refused="stale")]
     return [Proposal(name, target, "surname")] if target else []
+
+
+def _familiar_full_links(name: str, index: _Index, find: Callable[[str], str]) -> list[Proposal]:
+    """A full name with a familiar form of another full name's first name and the same surname: "Jim Vane" is
+    "James Vane", "Johnny Johnson" is "John Michael Johnson" (when only one entity fits)."""
+    target = _unique(_familiar_full_forms(name, index), find, name)
+    if not target or {find(n) for n in _familiar_full_forms(target, index)} - {find(target)} != {find(name)}:
+        return []   # one person both ways: "Teddy Laurence" beside a Theodore and an Edward Laurence joins neither
+    return [Proposal(name, target, "nickname")]
+
+
+def _familiar_full_forms(name: str, index: _Index) -> list[str]:
+    parts = parse_name(name)
+    if parts.honorific or len(parts.core) < 2 or _is_place(name):
+        return []
+    given = parts.core[0]
+    return [n for n in index.by_surname.get(surname(name) or "", [])
+            if n != name and not parse_name(n).honorific and parse_name(n).core[0] != given
+            and same_given_name(parse_name(n).core[0], given)]
 
 
 def _place_links(name: str, index: _Index) -> list[Proposal]:

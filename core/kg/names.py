@@ -23,6 +23,9 @@ HONORIFICS: dict[str, str] = {
     "baron": "Baron", "baroness": "Baroness", "aunt": "Aunt", "uncle": "Uncle", "father": "Father",
     "mother": "Mother", "brother": "Brother", "sister": "Sister", "saint": "St.", "st": "St.", "master": "Master",
 }
+# Honorifics of other languages that say what an English one says: "Monsieur Poirot" is "Mr. Poirot", "Mademoiselle
+# Cynthia" is "Miss Cynthia". Names keep the book's spelling; only comparisons of honorifics read them as one.
+TITLE_CLASSES: dict[str, str] = {"Monsieur": "Mr.", "Madame": "Mrs.", "Mademoiselle": "Miss"}
 # Honorifics that stand alone as a way of addressing someone; never a name by themselves.
 ADDRESS_WORDS = frozenset({"mr", "mrs", "miss", "ms", "sir", "madam", "madame", "lady", "lord", "dr", "mamma", "mama",
                            "papa", "ma'am", "maam", "mother", "father", "aunt", "uncle", "master", "mister", "missus",
@@ -61,6 +64,11 @@ class NameParts:
     def is_full(self) -> bool:
         """A first name and a surname: "Elizabeth Bennet", "Sir William Lucas"."""
         return len(self.core) >= 2
+
+
+def title_class(honorific: str | None) -> str | None:
+    """The English honorific that `honorific` stands for ("Monsieur" -> "Mr."); itself when it is English."""
+    return TITLE_CLASSES.get(honorific, honorific) if honorific else honorific
 
 
 def _canonical_honorific(word: str) -> str | None:

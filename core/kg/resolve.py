@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from core.kg.coref_words import is_celestial_body, is_place_name, shape_type
 from core.kg.evidence import PLACE_SUFFIXES, MergeGuards, Proposal, propose_links
-from core.kg.names import parse_name, surname
+from core.kg.names import parse_name, surname, title_class
 from core.kg.given_names import formal_forms, is_given_name, same_given_name
 from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, NameCount
 
@@ -115,8 +115,9 @@ MALE_TITLES = frozenset({"Dr.", "Professor", "Rev.", "Colonel", "Captain", "Majo
 
 
 def compatible_honorifics(honorifics: set[str]) -> bool:
-    """At most one honorific, or "Mr." with one professional title."""
-    return len(honorifics) <= 1 or (len(honorifics) == 2 and "Mr." in honorifics and bool(honorifics & MALE_TITLES))
+    """At most one honorific, or "Mr." with one professional title; "Monsieur" is "Mr." (core.kg.names.title_class)."""
+    classes = {title_class(h) for h in honorifics}
+    return len(classes) <= 1 or (len(classes) == 2 and "Mr." in classes and bool(classes & MALE_TITLES))
 
 
 def _has_familiar(names: Iterable[str]) -> bool:
