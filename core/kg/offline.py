@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -300,10 +300,15 @@ class OfflineExtractor:
     version = VERSION
 
     def __init__(self, nlp: Language | None = None, batch_size: int = nlp_helpers.DEFAULT_BATCH_SIZE,
-                 n_process: int = 1) -> None:
+                 n_process: int = 1, also: Mapping[str, Callable[[Sequence[Doc]], dict[str, Any]]] | None = None
+                 ) -> None:
+        """`also`: other readings of a chapter's parsed passages (kind -> reader), each kept in
+        `ChapterExtraction.extra[kind]`, so a caller that needs the same parse for something else does not parse
+        the chapter again."""
         self.nlp = nlp
         self.batch_size = batch_size
         self.n_process = n_process
+        self.also = dict(also or {})
 
     def extract(self, chapters: Iterable[ChapterText], known: object = None) -> Iterator[ChapterExtraction]:
         """One ChapterExtraction per chapter, in order. Stopping early (closing the generator) stops the parse.
@@ -368,4 +373,5 @@ class OfflineExtractor:
         # the story's states for the continuity checks (issue 32), from the same parse and coreference
         ext.states = chapter_states(docs, mentions, found.refs, [c for _, (_, c) in parsed], types)
         ext.stats["states"] = STATES_VERSION
+        ext.extra = {kind: read(docs) for kind, read in self.also.items()}
         return ext

@@ -75,6 +75,9 @@ class ChapterExtraction:
     aliases: list[AliasLink] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)  # counters, and the offline extractor's "version"
     states: list[StateFact] = field(default_factory=list)  # the offline extractor's story states (issue 32)
+    # what other readers took from the same parse, kind -> payload (the offline extractor's `also`), for the service
+    # to store beside the chapter: the Retention page's mentions need no second parse
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # ---- read back from the store -------------------------------------------------------------------------------

@@ -132,6 +132,15 @@ def _read_doc(doc: Doc, into: ChapterMentions) -> None:
     into.sentences += len(starts)
 
 
+def read_docs(docs: Iterable[Doc]) -> ChapterMentions:
+    """The extraction of a chapter already parsed, passage by passage in reading order (the graph build's parse:
+    core.kg.offline.OfflineExtractor's `also`): the same reading as `extract_chapters` without a second parse."""
+    into = ChapterMentions()
+    for doc in docs:
+        _read_doc(doc, into)
+    return into
+
+
 def extract_chapters(chapters: Iterable[tuple[K, str]], nlp: Language | None = None,
                      batch_size: int = 64) -> Iterator[tuple[K, ChapterMentions]]:
     """Parse chapters given as (key, text), yielding (key, extraction) as soon as each chapter is done.

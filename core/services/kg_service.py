@@ -19,16 +19,19 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.continuity.model import State
 from core.kg.grapher import GrapherExtractor, KnownGraph, node_id
 from core.kg.llm_extract import LLMExtractor
 from core.kg.offline import VERSION as OFFLINE_VERSION
 from core.kg.offline import ChapterText, OfflineExtractor
 from core.kg.identity import assign_ids
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, resolve
-from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, KgEntity, NODE_TYPES
+from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, NODE_TYPES, ChapterExtraction, KgEntity
 from core.llm import LLM, CostEstimate, MeteredLLM
+from core.metrics.extract import read_docs
 from core.services import continuity_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
+from core.services.retention_service import ANALYSIS_KIND as RETENTION_KIND
 from core.store import NotFound, Store
 
 JOB_KIND = "kg_build"
@@ -60,8 +63,9 @@ class BuildReport:
 def make_extractor(name: str, *, llm: LLM | None = None, nlp: Any = None, n_process: int = 1) -> Any:
     if name not in EXTRACTORS:
         raise KgError(f"Unknown extractor '{name}'; choose one of {', '.join(EXTRACTORS)}.")
-    if name == "offline":
-        return OfflineExtractor(nlp=nlp, n_process=n_process)
+    if name == "offline":   # the Retention page's mentions from the same parse (stored by build_graph)
+        return OfflineExtractor(nlp=nlp, n_process=n_process,
+                                also={RETENTION_KIND: lambda docs: read_docs(docs).to_payload()})
     if llm is None:
         raise KgError(f"The '{name}' extractor needs an LLM (pass --llm PROVIDER:MODEL or choose one in Settings).")
     return LLMExtractor(llm) if name == "llm" else GrapherExtractor(llm)
@@ -165,7 +169,7 @@ def build_graph(store: Store, work_id: int, *, extractor: str = "offline", llm: 
             t0 = time.perf_counter()
             index = extraction.chapter_index
             states = continuity_service.located_states(store, work_id, extraction, revisions.get(index))
-            if store.kg_replace_chapter(work_id, extraction, extractor, revision=revisions.get(index), states=states):
+            if _store_chapter(store, work_id, extraction, extractor, revisions.get(index), states):
                 stored += 1
                 note = f"{extraction.stats.get('edges', 0)} edges, {extraction.stats.get('facts', 0)} facts"
             else:
@@ -205,6 +209,18 @@ def build_graph(store: Store, work_id: int, *, extractor: str = "offline", llm: 
     return BuildReport(work_id, extractor, len(store.list_chapters(work_id)), stored, run.resumed, counts["entities"],
                        counts["edges"], counts["facts"], counts["mentions"], round(time.perf_counter() - started, 3),
                        {k: round(v, 3) for k, v in timings.items()}, stats)
+
+
+def _store_chapter(store: Store, work_id: int, extraction: ChapterExtraction, extractor: str, revision: int | None,
+                   states: tuple[str, list[State]] | None) -> bool:
+    """Replace the chapter's contribution to the graph (False: it was saved again while it was read), and keep what
+    other readers took from the same parse (the Retention page's mentions) beside it, for that revision."""
+    if not store.kg_replace_chapter(work_id, extraction, extractor, revision=revision, states=states):
+        return False
+    if revision is not None:
+        for kind, payload in extraction.extra.items():
+            store.put_analysis(work_id, extraction.chapter_index, kind, revision, payload)
+    return True
 
 
 def _stored_totals(store: Store, work_id: int) -> Counter[str]:
@@ -266,7 +282,7 @@ def update_chapter_graph(store: Store, work_id: int, chapter_index: int, *, extr
                                             known=lambda index: known_graph(store, work_id, index - 1)))
         t1 = time.perf_counter()
         states = continuity_service.located_states(store, work_id, extraction, revision)
-        if store.kg_replace_chapter(work_id, extraction, name, revision=revision, states=states):
+        if _store_chapter(store, work_id, extraction, name, revision, states):
             break
     t2 = time.perf_counter()
     result = resolve_entities(store, work_id)
