@@ -76,6 +76,9 @@ FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", 
 # A man's honorifics: "John Brooke" is "Mr. Brooke"; "Mrs. Brooke" is his wife, not a reason to doubt it.
 MAN_TITLES = frozenset({"Mr.", "Sir", "Lord", "Dr.", "Professor", "Rev.", "Colonel", "Captain", "Major", "General",
                         "Lieutenant", "Sergeant", "Admiral", "Inspector", "Master", "Monsieur", "Uncle"})
+# Honorifics only a man has (a doctor, a professor or a captain may be a woman: "Dr. Elsie Inglis").
+MEN_ONLY_TITLES = frozenset({"Mr.", "Sir", "Lord", "Master", "Monsieur", "Uncle", "King", "Prince", "Duke", "Count",
+                             "Baron", "Father", "Brother"})
 # A political unit "of" a place is that place ("the Empire of Morocco", "the City of London"); a sea, gulf or bay
 # "of" a place is not ("the Gulf of Mexico").
 POLITY_WORDS = frozenset({"empire", "kingdom", "city", "republic", "state", "province", "county", "duchy",
@@ -223,8 +226,11 @@ def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: 
         return []
     last = surname(name) or ""
     forms = index.hon_single.get(last, [])
-    if not parts.honorific and given_name_gender(parts.core[0]) == "m":
+    gender = None if parts.honorific else given_name_gender(parts.core[0])
+    if gender == "m":
         forms = [f for f in forms if parse_name(f).honorific in MAN_TITLES]  # "John Brooke": Mr., not Mrs. Brooke
+    elif gender == "f":   # "Elizabeth Wells" (a housemaid) is not "Mr. Wells" (the solicitor); "Dr. Inglis" may be
+        forms = [f for f in forms if parse_name(f).honorific not in MEN_ONLY_TITLES]   # Elsie Inglis
     if any(parse_name(f).honorific in MARRIED_TITLES for f in forms):
         return []  # "Mrs. Chester" and "May Chester": a mother and her daughter as often as one woman
     if is_given_name(last):  # "London Lydia": "Miss Lydia" uses Lydia as a first name, not a surname

@@ -53,3 +53,16 @@ def test_a_familiar_first_name_needs_the_same_surname_and_one_person_to_join() -
     # "Teddy" is a familiar form of Theodore and of Edward: two people fit, so neither is chosen
     assert not _together(groups, "Teddy Laurence", "Theodore Laurence")
     assert not _together(groups, "Teddy Laurence", "Edward Laurence")
+
+
+def test_a_womans_full_name_never_joins_a_man_by_the_surname() -> None:
+    groups = _groups([(1, "Mr. Wells", "character", 20), (1, "Wells", "character", 3),
+                      (9, "Elizabeth Wells", "character", 2)])
+    assert not _together(groups, "Mr. Wells", "Elizabeth Wells")        # the solicitor and a housemaid
+    groups = _groups([(1, "Mr. Bingley", "character", 200), (1, "Miss Bingley", "character", 100),
+                      (3, "Caroline", "character", 10), (21, "Caroline Bingley", "character", 1)])
+    assert not _together(groups, "Mr. Bingley", "Caroline Bingley")
+    groups = _groups([(1, "Dr. Inglis", "character", 30), (2, "Elsie Inglis", "character", 10)])
+    assert _together(groups, "Dr. Inglis", "Elsie Inglis")              # a doctor may be a woman
+    groups = _groups([(1, "Mr. Brooke", "character", 30), (2, "John Brooke", "character", 10)])
+    assert _together(groups, "Mr. Brooke", "John Brooke")
