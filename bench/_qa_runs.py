@@ -134,3 +134,27 @@ def retrieve(questions: list[dict[str, Any]], mode: str = "rag", answer: str = "
         if memo is not None:
             memo.save()  # a run stopped on a busy machine keeps what it embedded
     return out
+
+
+READER_RULES = {
+    "topic-rule": "the topic rule (core.qa.relevance.speaks_to): a name is shown whatever its sentence is about",
+    "roles": "the parse roles (core.qa.roles): the names of a sentence weigh the same wherever they stand",
+    "graph-facts": "the graph's facts (core.qa.graph_answer): who / where answers from the sentences' words only",
+}
+
+
+def add_reader_switches(parser: Any) -> None:
+    """--no-topic-rule, --no-roles, --no-graph-facts: the extractive reader as it was before each rule."""
+    for rule, what in READER_RULES.items():
+        parser.add_argument(f"--no-{rule}", action="store_true", help=f"the reader without {what}")
+
+
+def switch_reader_rules(args: Any) -> None:
+    """Turn off the rules the command line asked off (add_reader_switches), in core.qa.extract, for this process."""
+    import core.qa.extract as extract_module
+    if getattr(args, "no_topic_rule", False):
+        extract_module.speaks_to = lambda *a, **k: (True, ())   # type: ignore[assignment]
+    if getattr(args, "no_roles", False):
+        extract_module.role_weights = lambda doc, spans, *a, **k: dict(spans)   # type: ignore[assignment]
+    if getattr(args, "no_graph_facts", False):
+        extract_module.fact_answer = lambda *a, **k: None   # type: ignore[assignment]

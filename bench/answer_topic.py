@@ -17,7 +17,7 @@ gold answer or a gold answer holds it. Questions are asked as the app asks them 
 
 The parse roles (core.qa.roles: of a sentence's names, the one nearest the topic words in its parse) are scored the
 same way, with and without (--no-roles), e.g. `--reuse-store --out answer_roles` and `--no-roles --out
-answer_roles_before`.
+answer_roles_before`; so are the graph's facts (core.qa.graph_answer; --no-graph-facts).
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ import sys
 from typing import Any
 
 from _common import SHARED_DATA, table, write_results
+from _qa_runs import add_reader_switches, switch_reader_rules
 
 import core.qa.extract as extract_module
 from core.metrics.token_f1 import normalize_answer
@@ -122,13 +123,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
     parser.add_argument("--reuse-store", action="store_true", help="open the newest cached stores as they are")
-    parser.add_argument("--no-roles", action="store_true", help="the reader as before the parse roles "
-                        "(core.qa.roles): the names of a sentence weigh the same wherever they stand")
     parser.add_argument("--out", default="answer_topic")
+    add_reader_switches(parser)
     args = parser.parse_args()
     _rule_off()
-    if args.no_roles:
-        extract_module.role_weights = lambda doc, spans, *a, **k: dict(spans)   # type: ignore[assignment]
+    switch_reader_rules(args)
     out, rows_of = [], {}
     for name in args.sets:
         print(f"{name} ...", file=sys.stderr, flush=True)

@@ -31,7 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import SHARED_DATA, table, write_results  # noqa: E402
-from _qa_runs import SHORT, TYPES, MemoEmbed, halves, load_questions, novel_store, per_type, retrieve  # noqa: E402
+from _qa_runs import (SHORT, TYPES, MemoEmbed, add_reader_switches, halves, load_questions, novel_store,  # noqa: E402
+                      per_type, retrieve, switch_reader_rules)
 
 from core.metrics.token_f1 import normalize_answer, token_f1  # noqa: E402
 
@@ -380,16 +381,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None, help="an .npz of MiniLM vectors kept between runs")
     parser.add_argument("--reuse-store", action="store_true", help="open the newest cached stores even when the "
                         "importer or the offline extractor changed since they were built")
-    parser.add_argument("--no-topic-rule", action="store_true", help="the reader as before the topic rule "
-                        "(core.qa.relevance.speaks_to): a name is shown whatever its sentence is about")
-    parser.add_argument("--no-roles", action="store_true", help="the reader as before the parse roles "
-                        "(core.qa.roles): the names of a sentence weigh the same wherever they stand")
+    add_reader_switches(parser)
     args = parser.parse_args()
-    import core.qa.extract as extract_module
-    if args.no_topic_rule:
-        extract_module.speaks_to = lambda *a, **k: (True, ())   # type: ignore[assignment]
-    if args.no_roles:
-        extract_module.role_weights = lambda doc, spans, *a, **k: dict(spans)   # type: ignore[assignment]
+    switch_reader_rules(args)
     started = time.perf_counter()
     memo = MemoEmbed(args.cache)
     out: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}

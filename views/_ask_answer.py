@@ -78,6 +78,8 @@ def _render_extractive(result: dict[str, Any], embedded: bool) -> None:
     for quote in extraction["quotes"]:
         st.markdown("> " + plain(quote["text"]))
         st.caption(f"— {_where(quote)}, quoted from the book")
+    if extraction.get("note"):   # a name the graph read from the quote ("his" is Mr. Darcy)
+        st.caption(plain(extraction["note"]))
     if embedded:
         st.caption(EMBEDDED_NOTE)
 

@@ -44,7 +44,9 @@ import numpy as np
 
 from core.ingest.sentences import split_sentences
 from core.qa.corpus import CorpusView
+from core.qa.graph_answer import FactAnswer, fact_answer
 from core.qa.names import POSSESSIVE, missing_names, name_words, question_names
+from core.qa.question_types import IDENTITY, NAME_OF, question_type
 from core.qa.relevance import speaks_to, topic_words
 from core.qa.roles import role_weights
 from core.qa.words import FRAME_WORDS, irregular_bases
@@ -71,33 +73,6 @@ NO_NAME = "The question asks for a name, and the cited passages name nothing the
 UNSTATED = ("The sentence of the passages closest to your question does not mention {}, so the name it holds is no "
             "answer to it.")
 
-_CREATIVE = re.compile(r"^\W*(imagine|retell|rewrite|narrate|compose|write)\b|\bas an? (news|newspaper|diary|poem|"
-                       r"letter|story|song|speech|monologue|journal)", re.I)
-_SUMMARY = re.compile(r"\b(summari[sz]e|describe|how (does|did) .+ (change|develop|evolve|grow)|in what ways?|"
-                      r"what role|significance|"
-                      r"how (is|are|was|were) .+ (depicted|portrayed|characteri[sz]ed|presented)|"
-                      r"what is the nature|overall|throughout the (story|novel|narrative|book)|illustrate|"
-                      r"what are some|what connections)\b", re.I)
-# "Who is Spitz?", "Who was Mr. Utterson?": the question asks who someone is, not for another person's name
-_IDENTITY = re.compile(r"^\W*(?i:who)\s+(?i:is|was|are|were)\s+(?P<name>(?:the\s+)?[A-Z][\w'\u2019.-]*"
-                       r"(?:\s+(?:(?:of|de|du|the|van|von|la|le)\s+)*[A-Z][\w'\u2019.-]*)*)\s*\?*\s*$")
-_WH_WORD = re.compile(r"\b(who|whom|whose|where|when|why|how|what|which)\b\s*(\w+)?\s*(\w+)?", re.I)
-_WHAT_NOUNS: dict[str, frozenset[str]] = {
-    "time": frozenset("year years time day date century month age season hour period era".split()),
-    "place": frozenset("place city town country region island river county village location street house "
-                       "land state province".split()),
-    "person": frozenset("character person man woman men women people individual figure king queen group tribe "
-                        "family members member officer persons".split()),
-    "number": frozenset("number percentage amount sum".split())}
-# "What is the first name of the person who ...?", "What was the name of the town ...?": a name question takes
-# its type from the kind of name (first / last / full ... are people's) or the noun after "of"
-_NAME_OF = re.compile(r"\b(?:what|which)(?:['\u2019]s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?"
-                      r"(?:(first|last|full|given|family|maiden|middle|christian|sur)\s*)?names?\s+of\s+"
-                      r"(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?(\w+)?(?:\s+(\w+))?", re.I)
-_PERSON_NAME_NOUNS = frozenset("""boy girl wife husband son daughter father mother brother sister friend uncle aunt
-lover widow child captain doctor narrator protagonist author singer actor actress artist player""".split())
-_HOW_NUMBER = frozenset("many much long old far often large big tall".split())
-_YESNO = re.compile(r"^\s*(is|are|was|were|did|does|do|has|had|have|can|could|will|would|should)\b", re.I)
 # spaCy labels per answer type (the graph's types take precedence where the graph names the span)
 _LABELS: dict[str, frozenset[str]] = {
     "person": frozenset({"PERSON", "NORP", "ORG"}), "place": frozenset({"GPE", "LOC", "FAC"}),
@@ -135,6 +110,7 @@ class Extraction:
     reason: str | None = None
     missing: tuple[str, ...] = ()   # names the question asks about that the cited passages do not contain
     unstated: tuple[str, ...] = ()  # the question's topic words the closest sentence leaves out (no answer then)
+    note: str | None = None         # how the answer was read, when not from the quote's words alone
 
     @property
     def chapters(self) -> list[int]:
@@ -144,7 +120,7 @@ class Extraction:
         return {"answer": self.answer, "span": self.span, "question_type": self.question_type,
                 "quotes": [q.as_dict() for q in self.quotes], "chapters": self.chapters,
                 "score": round(self.score, 4), "reason": self.reason, "missing": list(self.missing),
-                "unstated": list(self.unstated)}
+                "unstated": list(self.unstated), "note": self.note}
 
 
 @dataclass
@@ -158,41 +134,6 @@ class _Sentence:
     typed: float = 0.0
     score: float = 0.0
     spans: list[tuple[str, float]] = field(default_factory=list)
-
-
-def question_type(question: str) -> str:
-    """person | place | time | number | name | creative | summary | reason | manner | yesno | thing: a retelling or a
-    whole-story cue anywhere, else a question for a name (a person's or a place's by the noun after "name of", else
-    "name": any proper name), else the question's first wh-word (and the noun after what/which), else yes/no from a
-    leading auxiliary."""
-    if _CREATIVE.search(question):
-        return "creative"
-    if _SUMMARY.search(question):
-        return "summary"
-    if _IDENTITY.match(question):
-        return "identity"
-    named = _NAME_OF.search(question)
-    if named is not None:
-        after = [w.lower() for w in named.groups()[1:] if w]
-        if named.group(1) or any(w in _WHAT_NOUNS["person"] or w in _PERSON_NAME_NOUNS for w in after):
-            return "person"
-        if any(w in _WHAT_NOUNS["place"] for w in after):
-            return "place"
-        return "name"   # the name of a ship, a painting, a people: any proper name
-    m = _WH_WORD.search(question)
-    if m is None:
-        return "yesno" if _YESNO.match(question) else "thing"
-    wh, nxt = m.group(1).lower(), [w.lower() for w in m.groups()[1:] if w]
-    simple = {"who": "person", "whom": "person", "whose": "person", "where": "place", "when": "time",
-              "why": "reason"}
-    if wh in simple:
-        return simple[wh]
-    if wh == "how":
-        return "number" if nxt and nxt[0] in _HOW_NUMBER else "manner"
-    for kind, nouns in _WHAT_NOUNS.items():
-        if any(w in nouns for w in nxt):
-            return kind
-    return "thing"
 
 
 def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView | None = None,
@@ -214,6 +155,9 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
     terms = _terms(question)
     if not sentences or not terms:
         return Extraction(kind, reason=NOT_FOUND)
+    graph = fact_answer(question, kind, citations, view)
+    if graph is not None:   # the graph's fact of the cited passages: who did what the question asks, to whom
+        return _from_fact(kind, graph, citations, terms)
     idf = _idf(view, [s.text for s in sentences])
     _score_words(sentences, terms, idf)
     pool = sorted(sentences, key=lambda s: -s.words)[:MAX_CANDIDATES]
@@ -225,7 +169,7 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
     for s in pool:
         s.score = w_words * s.words + w_meaning * s.meaning + w_rank * s.rank
     pool.sort(key=lambda s: -s.score)
-    identity = _IDENTITY.match(question) if kind == "identity" else None
+    identity = IDENTITY.match(question) if kind == "identity" else None
     if identity is not None:  # a sentence that says who they are: "Spitz, the leader of the team", "Spitz was a ..."
         describes = _describes(identity.group("name"))
         for s in pool:
@@ -248,7 +192,7 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
         quotes = tuple(_quote(s, citations) for s in chosen)
         return Extraction(kind, " ".join(s.text for s in chosen), None, quotes, best.score)
     span = _best_span(pool[:TOP_SENTENCES]) if kind in _LABELS else None
-    if span is None and _NAME_OF.search(question):
+    if span is None and NAME_OF.search(question):
         # a question for a name is not answered by a sentence that names nothing it does not already name
         return Extraction(kind, score=best.score, reason=NO_NAME)
     holder = next((s for s in pool[:TOP_SENTENCES] if span and any(t == span for t, _ in s.spans)), best)
@@ -418,6 +362,23 @@ def _clause(sentence: str, span: str | None, terms: list[str]) -> str:
         j = i + 1 if i + 1 < len(parts) else i - 1
         a, b = min(a, parts[j][0]), max(b, parts[j][1])
     return sentence[a:b].strip().rstrip(";:,\u2014-").strip()
+
+
+def _from_fact(kind: str, found: FactAnswer, citations: Sequence[Any], terms: list[str]) -> Extraction:
+    """The graph's answer (core.qa.graph_answer) with its fact's sentence as the quote."""
+    sentence, c = " ".join(found.fact.sentence.split()), citations[found.citation]
+    named = _names_in(found.name, sentence)
+    text = _clause(sentence, found.name if named else None, terms)
+    written = found.written if _names_in(found.written, sentence) else None
+    note = None if named else (f"“{written}” in this sentence is {found.name}, as the book's graph reads it."
+                               if written else f"The sentence does not name {found.name}; the book's graph reads "
+                               "whom it means (its “he”, “she” or “they”, from the chapter around it).")
+    quote = Quote(sentence, int(getattr(c, "chapter", 0)), int(getattr(c, "chunk", 0)), found.citation, 1.0)
+    return Extraction(kind, text, found.name, (quote,), 1.0, note=note)
+
+
+def _names_in(name: str, sentence: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", sentence, re.I) is not None
 
 
 def _quote(s: _Sentence, citations: Sequence[Any]) -> Quote:

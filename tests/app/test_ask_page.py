@@ -292,3 +292,23 @@ def test_the_example_question_is_about_this_book_and_no_one_past_the_reader_s_pl
     assert placeholder() == "e.g. What does Mara Quill want?"
     companion_service.set_position(get_store(), work_id, 1)
     assert placeholder() in ("e.g. What does Anna Marsh want?", "e.g. What does Tom Reed want?")
+
+
+def test_the_graph_names_who_a_pronoun_means_and_the_page_says_so(reply_with) -> None:  # noqa: ANN001
+    """A who-question answered from the graph's fact of the cited passages: "he married her" names no one, and the
+    graph's coreference reads "he" as Thomas Reed; the page shows the name, the sentence, and how it was read."""
+    from core.services import kg_service
+    from views._shared import get_store
+    reply_with("Nobody.")
+    story = ["Anna Grey lived at the harbour with her father. Thomas Reed came to the harbour in a small boat.",
+             "Anna Grey walked on the quay every morning, and Thomas Reed waited for her there. In the spring he "
+             "married her at the old church, and the whole town came to see them."]
+    chapters = [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(story, start=1)]
+    work_id = get_store().create_work("Quay", None, WorkKind.STORY, {}, chapters).id
+    kg_service.build_graph(get_store(), work_id)
+    at = _ask_extractive("Whom did Anna Grey marry?", work_id)
+    assert not at.warning
+    assert "**Thomas Reed**" in _markdown(at)
+    assert "> In the spring he married her at the old church" in _markdown(at)
+    assert any(c.value.startswith("The sentence does not name Thomas Reed; the book") for c in at.caption), \
+        [c.value for c in at.caption]

@@ -140,7 +140,7 @@ def test_another_name_of_the_asked_person_is_no_answer_either() -> None:
     index = EntityIndex.build(texts, [EntityRef(1, "San Francisco", "location", ("San Francisco", "Frisco")),
                                       EntityRef(2, "College Park", "location", ("College Park",)),
                                       EntityRef(3, "Manuel", "character", ("Manuel",))])
-    view = SimpleNamespace(corpus=SimpleNamespace(entities=index), n_passages=0)
+    view = SimpleNamespace(corpus=SimpleNamespace(entities=index), n_passages=0, facts=())
     found = extract_answer("Where near San Francisco did Manuel lead Buck?", _citations(texts), embed=WordEmbed(),
                            view=view)  # type: ignore[arg-type]
     assert found.span == "College Park"                # not Frisco: the question's own San Francisco
