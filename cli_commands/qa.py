@@ -57,9 +57,13 @@ def _text(result: dict[str, Any]) -> str:
         shown += f" {reason}" if reason else ""
     else:
         verdict = {True: "supported", False: "NOT supported by the cited passages", None: "not checked"}
-        shown = f"{answer}  [{result['answer_path']}; chapters {result['answer_chapters']}; " \
+        span = (result.get("extraction") or {}).get("span") if result["answer_path"] == "extractive" else None
+        named = f"{span}: " if span and span.lower() not in answer.lower() else ""   # the graph's reading of "he"
+        shown = f"{named}{answer}  [{result['answer_path']}; chapters {result['answer_chapters']}; " \
                 f"{verdict[result['supported']]}]"
     lines = [f"Q: {result['question']}", f"A: {shown}"]
+    if note := (result.get("extraction") or {}).get("note"):
+        lines.append(f"   ({note})")
     lines += [f"  [chapter {c['chapter']}, passage {c['chunk'] + 1}, {c['kind']}] {c['text'][:100]}"
               for c in result["citations"]]
     return "\n".join(lines + [f"({result['prompt_tokens'] + result['template_tokens']}/{result['budget']} tokens)"])

@@ -132,3 +132,23 @@ def test_narco_build_estimate_status_and_recap(work_id: int, capsys: pytest.Capt
     assert json.loads(out)["built"] == 4
     status, out, _ = _run(capsys, "narco", "recap", str(work_id), "2", "--json")
     assert status == 0 and json.loads(out) == []
+
+
+def test_the_graphs_answer_is_named_on_the_text_output(store, monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A who-question the graph answers from "he married her": the text output names the answer before the
+    sentence and says how the graph read it."""
+    from core.ingest import chunk_text
+    from core.services import kg_service
+    monkeypatch.setattr(cli_commands, "_store", store)
+    story = ["Anna Grey lived at the harbour with her father. Thomas Reed came to the harbour in a small boat.",
+             "Anna Grey walked on the quay every morning, and Thomas Reed waited for her there. In the spring he "
+             "married her at the old church, and the whole town came to see them."]
+    work = store.create_work("Quay", None, WorkKind.STORY, {},
+                             [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(story, start=1)])
+    kg_service.build_graph(store, work.id)
+    status, out, _ = _run(capsys, "ask", str(work.id), "Whom did Anna Grey marry?", "--mode", "rag",
+                          "--answer", "extractive")
+    assert status == 0
+    assert "A: Thomas Reed: In the spring he married her" in out, out
+    assert "(The sentence does not name Thomas Reed; the book's graph reads whom it means" in out
