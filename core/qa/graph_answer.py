@@ -33,7 +33,7 @@ from core.qa.words import content_words
 
 WANTED_TYPES: dict[str, frozenset[str]] = {"person": frozenset({"character", "organization"}),
                                            "place": frozenset({"location"})}
-NEGATED = re.compile(r"\b(?:not|never|no longer|n't)\b|n't\b", re.I)
+NEGATED = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
 UNREAL = re.compile(r"\b(?:wish|wishes|wished|wishing|want|wants|wanted|wanting|hope|hopes|hoped|hoping|intend|"
                     r"intends|intended|intending|mean|meant|would|could|should|might|may|must|shall|try|tries|"
                     r"tried|trying|refuse|refused|refuses|attempt|attempted|plan|planned|planning)\b", re.I)
