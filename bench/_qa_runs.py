@@ -140,6 +140,8 @@ READER_RULES = {
     "topic-rule": "the topic rule (core.qa.relevance.speaks_to): a name is shown whatever its sentence is about",
     "roles": "the parse roles (core.qa.roles): the names of a sentence weigh the same wherever they stand",
     "graph-facts": "the graph's facts (core.qa.graph_answer): who / where answers from the sentences' words only",
+    "unnamed-topic-rule": "the topic rule for a who / where / when question whose sentence names nothing of the "
+                          "asked type (core.qa.extract.TOPIC_RULE_WITHOUT_NAME)",
 }
 
 
@@ -156,5 +158,7 @@ def switch_reader_rules(args: Any) -> None:
         extract_module.speaks_to = lambda *a, **k: (True, ())   # type: ignore[assignment]
     if getattr(args, "no_roles", False):
         extract_module.role_weights = lambda doc, spans, *a, **k: dict(spans)   # type: ignore[assignment]
+    if getattr(args, "no_unnamed_topic_rule", False):
+        extract_module.TOPIC_RULE_WITHOUT_NAME = False
     if getattr(args, "no_graph_facts", False):
         extract_module.fact_answer = lambda *a, **k: None   # type: ignore[assignment]

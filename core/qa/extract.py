@@ -72,6 +72,12 @@ NOT_FOUND = "No sentence of the cited passages answers this question."
 NO_NAME = "The question asks for a name, and the cited passages name nothing the question does not already name."
 UNSTATED = ("The sentence of the passages closest to your question does not mention {}, so the name it holds is no "
             "answer to it.")
+UNSTATED_NO_NAME = ("The sentence of the passages closest to your question names no {} and does not mention {}, so it "
+                    "is no answer to it.")
+_NAMED = {"person": "one", "place": "place", "time": "time", "number": "number", "name": "name"}
+# The topic rule also for a who / where / when / how-many question whose best sentence names nothing of the asked
+# type ("Where does Ichabod teach?" -> "Ichabod endeavored to dodge the horrible missile"); off only to measure it.
+TOPIC_RULE_WITHOUT_NAME = True
 
 # spaCy labels per answer type (the graph's types take precedence where the graph names the span)
 _LABELS: dict[str, frozenset[str]] = {
@@ -196,12 +202,14 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
         # a question for a name is not answered by a sentence that names nothing it does not already name
         return Extraction(kind, score=best.score, reason=NO_NAME)
     holder = next((s for s in pool[:TOP_SENTENCES] if span and any(t == span for t, _ in s.spans)), best)
-    if span:
+    if span or (kind in _LABELS and TOPIC_RULE_WITHOUT_NAME):
         speaks, topic = speaks_to(question, [holder.text], question_names(question, _entities(view)),
                                   irregular_bases())
-        if not speaks:   # a name of the asked type in a sentence about something else: no answer, said plainly
+        if not speaks:   # a name of the asked type in a sentence about something else, or a sentence that names
+            # nothing of that type nor mentions what was asked: no answer, said plainly
+            reason = (UNSTATED if span else UNSTATED_NO_NAME.format(_NAMED[kind], "{}"))
             return Extraction(kind, None, None, (_quote(holder, citations),), holder.score,
-                              reason=UNSTATED.format(_listing([f"“{w}”" for w in topic])), unstated=topic)
+                              reason=reason.format(_listing([f"“{w}”" for w in topic])), unstated=topic)
     text = holder.text
     if form == "span" and span:
         text = span

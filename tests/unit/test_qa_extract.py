@@ -169,6 +169,22 @@ def test_a_name_in_a_sentence_about_something_else_is_no_answer() -> None:
     assert extract_answer("Who sold Buck?", _citations(PASSAGES), embed=WordEmbed()).span == "Manuel"
 
 
+def test_a_sentence_that_names_nothing_asked_for_nor_what_was_asked_is_no_answer() -> None:
+    """Seen on The Legend of Sleepy Hollow: "Where does Ichabod teach?" answered "Ichabod endeavored to dodge the
+    horrible missile, but too late." (no place, nothing about teaching). A who / where / when question whose best
+    sentence names nothing of the asked type is answered only by a sentence that mentions what was asked."""
+    passages = ["Ichabod endeavored to dodge the horrible missile where Ichabod stood, but too late.",
+                "The night was dark and Ichabod rode on."]
+    wrong = extract_answer("Where does Ichabod teach?", _citations(passages), embed=WordEmbed())
+    assert wrong.answer is None and wrong.unstated == ("teach",) and wrong.quotes
+    assert wrong.reason == ("The sentence of the passages closest to your question names no place and does not "
+                            "mention “teach”, so it is no answer to it.")
+    # no named place, but the sentence says what was asked: it stays the answer (an unnamed place is one too)
+    right = extract_answer("Where did Buck bury the bone?", _citations(["Buck buried the bone under the old porch."]),
+                           embed=WordEmbed())
+    assert right.answer is not None and "under the old porch" in right.answer and right.span is None
+
+
 def test_the_topic_of_a_question_is_what_it_asks_about_beyond_names_and_answer_kinds() -> None:
     assert [w for _, w in topic_words("What is the name of Ichabod's horse?", ["Ichabod"])] == ["horse"]
     assert [w for _, w in topic_words("In what year did Buck arrive at Dawson?", ["Buck", "Dawson"])] == ["arrive"]
