@@ -26,6 +26,7 @@ from core.metrics.aliases import HONORIFICS
 from core.nlp import clean_for_parsing, load_spacy
 
 EXTRACTOR_VERSION = 2  # bump when the payload's meaning changes: stored extractions of other versions are redone
+ANALYSIS_KIND = "retention"   # the kind a chapter's extraction is stored under (Store.put_analysis)
 PERSON = "PERSON"
 # spaCy's labels of the names a knowledge graph may call a character (a dog labelled ORG, a man labelled GPE)
 NAME_LABELS = frozenset({"PERSON", "ORG", "NORP", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT"})

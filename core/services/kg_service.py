@@ -28,10 +28,10 @@ from core.kg.identity import assign_ids
 from core.kg.resolve import MergeGuards, Resolution, ResolutionInput, resolve
 from core.kg.types import EXTRACTORS, INTERACTION_RELATIONS, NODE_TYPES, ChapterExtraction, KgEntity
 from core.llm import LLM, CostEstimate, MeteredLLM
+from core.metrics.extract import ANALYSIS_KIND as RETENTION_KIND
 from core.metrics.extract import read_docs
 from core.services import continuity_service
 from core.services.jobs import JobRunner, ProgressFn, StopFn, unfinished
-from core.services.retention_service import ANALYSIS_KIND as RETENTION_KIND
 from core.store import NotFound, Store
 
 JOB_KIND = "kg_build"

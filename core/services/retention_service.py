@@ -20,7 +20,7 @@ from core.kg.characters import chapter_characters, character_resolver
 from core.kg.types import KgEntity
 from core.metrics.aliases import AliasResolver, build_default_resolver, clean_surface
 from core.metrics.cooccurrence import DEFAULT_WINDOW, Pair, count_chapter, surface_counts
-from core.metrics.extract import ChapterMentions, extract_chapters, load_nlp
+from core.metrics.extract import ANALYSIS_KIND, ChapterMentions, extract_chapters, load_nlp
 from core.metrics.retention import (METRIC_LABELS, METRICS, DroppedThread, Presence, RetentionRow, dropped_threads,
                                     presence_matrix, retention_series)
 from core.metrics.stats import Summary, TestResult, compare
@@ -30,7 +30,6 @@ from core.wording import counted
 if TYPE_CHECKING:
     from spacy.language import Language
 
-ANALYSIS_KIND = "retention"
 KINDS = ("characters", "relationships")
 ProgressFn = Callable[[int, int, str], None]
 
