@@ -18,12 +18,20 @@ END_MARKER = re.compile(
     r"|END OF (?:THE |THIS )?PROJECT GUTENBERG(?:['’]S)? E-?(?:BOOK|TEXT)\b"
     r"|End of (?:the |this )?Project Gutenberg\b"
     r"|\*{3}[ \t]*START: FULL LICEN[CS]E)", re.IGNORECASE | re.MULTILINE)
+# The same closing line inside a book flattened onto one line ("... happy. End of the Project Gutenberg EBook of X"):
+# looked for anywhere in the book's last TAIL_CHARS characters.
+_END_IN_LINE = re.compile(r"(?<!\S)End of (?:the |this )?Project Gutenberg(?:['’]s)?\b", re.IGNORECASE)
+TAIL_CHARS = 5000
+# Distributed Proofreaders' credit line marks a Gutenberg text whose header was cut off (SQuALITY's stories start
+# "Produced by Greg Weeks, Mary Meehan and the Online Distributed Proofreading Team at http://www.pgdp.net").
+_DP_CREDIT = re.compile(r"pgdp\.net|Distributed\s+Proofread", re.IGNORECASE)
 _TITLE = re.compile(r"^Title:[ \t]*(.+(?:\n[ \t]+\S.*)*)", re.MULTILINE)
 _AUTHOR = re.compile(r"^Author:[ \t]*(.+(?:\n[ \t]+\S.*)*)", re.MULTILINE)
 _FIRST_LINE = re.compile(r"Project Gutenberg(?:['’]s)?\s+(?:E-?Book|E-?text)?\s*of\s+(.+?),\s+by\s+(.+)$",
                          re.IGNORECASE)
 _CREDITS = re.compile(
-    r"^\s*(?:Produced|Prepared|Transcribed|Scanned|Proofread|Digiti[sz]ed|HTML version|Updated editions"
+    r"^\s*\(?(?:(?:Produced|Prepared|Transcribed|Scanned|Proofread|Digiti[sz]ed)\s+(?:[\w-]+\s+){0,3}?(?:by|from)"
+    r"|HTML version|Updated editions"
     r"|E-?text (?:was )?(?:prepared|produced)|This (?:e-?text|e-?book|file) was (?:produced|prepared|created))\b",
     re.IGNORECASE)
 _ILLUSTRATION = re.compile(r"\[Illustration[^\]]{0,2000}\]", re.IGNORECASE)
@@ -52,19 +60,73 @@ def strip_gutenberg(text: str) -> GutenbergText:
     head_end = start.start() if start else min(len(text), 5000)
     header = text[:head_end]
     title, author = _header_metadata(header)
-    is_gutenberg = bool(start) or "project gutenberg" in text[:5000].lower()
+    is_gutenberg = (bool(start) or "project gutenberg" in text[:5000].lower()
+                    or bool(_DP_CREDIT.search(text[:2000])) or bool(_END_IN_LINE.search(text[-TAIL_CHARS:])))
     if not is_gutenberg:
         return GutenbergText(text, None, None, False)
     body_start = _after_start_marker(text, start.end()) if start else 0
-    end = END_MARKER.search(text, body_start)
-    body = text[body_start:end.start() if end else len(text)]
-    return GutenbergText(_drop_credits(body), title, author, True)
+    body_end = end.start() if (end := END_MARKER.search(text, body_start)) else len(text)
+    if (tail := _END_IN_LINE.search(text, max(body_start, body_end - TAIL_CHARS), body_end)) is not None:
+        body_end = tail.start()
+    return GutenbergText(_drop_credits(text[body_start:body_end]), title, author, True)
 
 
 def strip_transcription_marks(text: str) -> str:
-    """Remove [Illustration: ...] markers and the underscores that mark italics; both are noise for reading."""
-    text = _ILLUSTRATION.sub("", text)
+    """Remove [Illustration: ...] markers, transcribers' notes and the underscores that mark italics: noise for
+    reading, and a note's "Galaxy Magazine", "U.S." and "Transcriber" would enter the graph as names."""
+    text = strip_transcriber_notes(_ILLUSTRATION.sub("", text))
     return _ITALIC.sub("", text)
+
+
+# "[Transcriber's Note: This etext was produced from Galaxy Magazine ...]", "Transcriber’s Notes:", "TRANSCRIBERS'
+# NOTE", "Transcriber's Note" as a heading: a bracketed note anywhere (up to NOTE_CHARS to its closing bracket);
+# an unbracketed one only as front or back matter (in the first or last NOTE_ZONE of the text), to the end of its
+# paragraph, or to the end of the text in a book flattened onto one line.
+_NOTE = re.compile(r"(?:\[[ \t]*)?\bTranscribers?[’']?s?[ \t]+Notes?\b", re.IGNORECASE)
+NOTE_CHARS = 5000
+NOTE_ZONE = 0.1           # of the text, and at least NOTE_ZONE_CHARS
+NOTE_ZONE_CHARS = 5000
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
+
+
+def strip_transcriber_notes(text: str) -> str:
+    """The text without its transcribers' notes (see _NOTE); any other text is kept as it was."""
+    if "ranscriber" not in text and "RANSCRIBER" not in text:
+        return text
+    zone = max(NOTE_ZONE_CHARS, int(NOTE_ZONE * len(text)))
+    cuts: list[tuple[int, int]] = []
+    for match in _NOTE.finditer(text):
+        start = match.start()
+        if cuts and start < cuts[-1][1]:
+            continue
+        if text[start] == "[":
+            end = _closing_bracket(text, start, start + NOTE_CHARS)
+        elif start < zone or start >= len(text) - zone:
+            found = _PARAGRAPH_END.search(text, match.end())
+            end = found.start() if found else len(text)
+            if end - start > NOTE_CHARS:
+                end = None
+        else:
+            end = None
+        if end is not None:
+            cuts.append((start, end))
+    for start, end in reversed(cuts):
+        text = text[:start].rstrip(" \t") + text[end:]
+    return text
+
+
+def _closing_bracket(text: str, start: int, limit: int) -> int | None:
+    """The index after the bracket that closes the one at `start` (nested brackets counted), None if none by
+    `limit`."""
+    depth = 0
+    for i in range(start, min(limit, len(text))):
+        if text[i] == "[":
+            depth += 1
+        elif text[i] == "]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
 
 
 def _after_start_marker(text: str, pos: int) -> int:
@@ -95,16 +157,39 @@ def _header_metadata(header: str) -> tuple[str | None, str | None]:
 
 
 MAX_CREDITS_CHARS = 2000  # a longer "paragraph" is a book flattened onto one line that starts with its credits
+FLAT_CREDITS_CHARS = 500  # where, in such a line, the credits may end
+# Where a credit statement ends: a line that closes with a web address, a full stop or bracket, or "...Team".
+_CREDIT_LINE_END = re.compile(r"(?:(?:https?://|www\.)\S+|[.)\]]|\bTeam)\s*$")
+_URL = re.compile(r"\(?(?:https?://|www\.)[^\s)]+\)?\.?")
+_TEAM = re.compile(r"Proofreading Team\b\.?")
 
 
 def _drop_credits(body: str) -> str:
-    """Remove the "Produced by ..." paragraphs that directly follow the START marker (a whole book flattened onto
-    one line that begins with its credits is kept: losing the book is worse than keeping a credits line)."""
-    paragraphs = re.split(r"\n[ \t]*\n", body.lstrip("\n"), maxsplit=8)
-    kept_from = 0
-    for i, paragraph in enumerate(paragraphs[:8]):
-        if not paragraph.strip() or (_CREDITS.match(paragraph) and len(paragraph) <= MAX_CREDITS_CHARS):
-            kept_from = i + 1
-        else:
+    """Remove the credits ("Produced by ...", "(This file was produced from images ...)") that open the body. Line
+    by line: a statement ends at the first line closing with a web address, a full stop or "...Team", so a title
+    on the next line of the same paragraph is kept (a paragraph with no such line goes whole, up to
+    MAX_CREDITS_CHARS). A whole book flattened onto one line loses its credits only up to a web address or
+    "Proofreading Team" in its first FLAT_CREDITS_CHARS characters: losing the book is worse than keeping a
+    credits line."""
+    rest = body.lstrip()
+    for _ in range(8):
+        if not _CREDITS.match(rest):
             break
-    return "\n\n".join(paragraphs[kept_from:])
+        paragraph = re.split(r"\n[ \t]*\n", rest, maxsplit=1)[0]
+        if rest.startswith("(") and 0 < (close := rest.find(")", 0, FLAT_CREDITS_CHARS)):
+            rest = rest[close + 1:].lstrip()          # "(This file was produced from images ...)"
+            continue
+        if len(paragraph) > MAX_CREDITS_CHARS:
+            head = rest[:FLAT_CREDITS_CHARS]
+            ends = [m.end() for m in _URL.finditer(head)] or [m.end() for m in _TEAM.finditer(head)]
+            if not ends:
+                break
+            rest = rest[ends[-1]:].lstrip()
+            continue
+        cut = len(paragraph)
+        for line in re.finditer(r"[^\n]*\n?", paragraph):
+            if _CREDIT_LINE_END.search(line.group()):
+                cut = line.end()
+                break
+        rest = rest[cut:].lstrip()
+    return rest

@@ -148,8 +148,9 @@ def _is_dropped(el: etree._Element, tag: str) -> bool:
         return True
     if _types(el) & _NOTE_TYPES:
         return True
-    # Project Gutenberg's own EPUBs wrap their header and licence in these.
-    return el.get("id") in ("pg-header", "pg-footer") or "pg-boilerplate" in (el.get("class") or "")
+    # Project Gutenberg's own EPUBs wrap their header and licence in these, and transcribers' notes in "transnote".
+    classes = el.get("class") or ""
+    return el.get("id") in ("pg-header", "pg-footer") or "pg-boilerplate" in classes or "transnote" in classes.split()
 
 
 class _Collector:

@@ -45,13 +45,16 @@ def test_flattened_book_imports_as_chapters_of_readable_size(name: str) -> None:
         assert not any(t.startswith("Part ") for t in titles), titles
     else:
         assert titles == [f"Part {k}" for k in range(1, len(titles) + 1)]
-    # Nothing but front matter is dropped (credits, title page, a contents list); each chapter starts where a
-    # sentence of the book starts (not inside a word); the book's last words end the last chapter; the passages
-    # hold each chapter's words.
-    source = " ".join(strip_transcription_marks(data.decode("utf-8")).split())  # [Illustration]s and _italics_ go
+    # Nothing but front and end matter is dropped (credits, title page, a contents list, transcribers' notes,
+    # Gutenberg's closing line); each chapter starts where a sentence of the book starts (not inside a word); the
+    # book's last words end the last chapter; the passages hold each chapter's words.
+    source = " ".join(strip_transcription_marks(data.decode("utf-8")).split())  # [Illustration]s, notes, _italics_
     kept = [w for ch in book.chapters for w in ch.text.split()]
     assert len(kept) >= 0.97 * len(source.split())
-    assert source.endswith(" ".join(kept[-50:]))
+    last = " ".join(kept[-50:])
+    after = source[source.rindex(last) + len(last):].strip()
+    assert not after or after.startswith("End of "), after[:200]
+    assert "Project Gutenberg" not in book.chapters[-1].text[-500:]
     for chapter in book.chapters:
         opening = " ".join(chapter.text.split()[:8])
         assert opening in source, (chapter.title, opening)

@@ -160,6 +160,14 @@ def test_gutenberg_boilerplate_inside_an_epub_is_removed() -> None:
     assert not any("Gutenberg" in c.text or "Licence" in c.text for c in book.chapters)
 
 
+def test_a_transcribers_note_inside_an_epub_is_removed() -> None:
+    """Gutenberg's HTML puts its transcribers' notes in class "transnote"; the note's magazine name is no story."""
+    body = (chapter("Chapter 1") + '<div class="blockquot transnote"><p>Transcriber’s Note: This etext was produced '
+            "from Galaxy Magazine August 1959.</p></div>")
+    book = read_book("b.epub", make_epub([("c1.xhtml", xhtml(body))]))
+    assert "Galaxy" not in book.chapters[0].text and PROSE.split()[0] in book.chapters[0].text
+
+
 def test_ebooklib_written_epub_is_read() -> None:
     from ebooklib import epub
 

@@ -174,3 +174,48 @@ def test_a_book_flattened_onto_one_line_that_starts_with_its_credits_is_kept() -
     assert "Dr. Inglis went to Serbia" in strip_gutenberg(text).body
     short = "*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\nProduced by A Volunteer.\n\nChapter 1\n\nIt begins."
     assert "Produced by" not in strip_gutenberg(short).body
+
+
+PULP = ("Produced by Greg Weeks, Mary Meehan and the Online\nDistributed Proofreading Team at http://www.pgdp.net\n"
+        "DOORWAY TO THE STARS\nBy Ann Example\n\n[Transcriber's Note: This etext was produced from\n\nPlanet Stories "
+        "Winter 1944. Extensive research did not uncover any evidence that\nthe U.S. copyright on this publication "
+        "was renewed.]\n\n" + "Syme Rector walked into the city of Kal-Jmar at dusk, and the robots watched him. "
+        * 40 + "\n\nEnd of Project Gutenberg's Doorway to the Stars, by Ann Example\n")
+
+
+def test_a_story_without_the_gutenberg_header_loses_its_credits_note_and_closing_line() -> None:
+    """SQuALITY's pulp stories: no START marker, a Distributed Proofreaders credit, a bracketed transcriber's note
+    ("Planet Stories", "U.S." and "Transcriber" became names in the graph) and Gutenberg's closing line."""
+    book = read_book("doorway.txt", PULP.encode("utf-8"))
+    text = "\n".join(ch.text for ch in book.chapters)
+    for gone in ("Produced by", "pgdp", "Transcriber", "Planet Stories", "copyright", "End of Project Gutenberg"):
+        assert gone not in text, gone
+    assert text.count("Syme Rector walked into the city of Kal-Jmar at dusk") == 40
+    body = strip_gutenberg(PULP).body
+    assert body.startswith("DOORWAY TO THE STARS\nBy Ann Example")   # the credits end at their web address
+
+
+def test_transcriber_notes_go_only_as_front_or_back_matter_or_in_brackets() -> None:
+    story = "Ann read the old letter by the fire. " * 400
+    middle = story + "\n\nTranscriber's notes were all she had left of her father's work.\n\n" + story
+    assert strip_transcription_marks(middle) == middle          # a sentence of the story, mid-book
+    bracketed = story + "\n\n[Transcriber's note: the [sic] is in the original.]\n\n" + story
+    assert "sic" not in strip_transcription_marks(bracketed) and strip_transcription_marks(bracketed).count(
+        "Ann read") == 800
+    unclosed = story + "[Transcriber's note: " + story
+    assert strip_transcription_marks(unclosed) == unclosed       # no closing bracket: nothing is cut
+    back = story + "\n\nTranscriber’s Notes:\nTypographical errors were silently corrected.\n"
+    assert strip_transcription_marks(back).rstrip() == story.rstrip()
+    flat = story + "Transcriber's Notes: Obvious punctuation errors repaired. End of the Project Gutenberg EBook of X"
+    result = strip_gutenberg(flat)
+    assert result.is_gutenberg and strip_transcription_marks(result.body).rstrip() == story.rstrip()
+
+
+def test_a_first_sentence_that_starts_like_a_credit_is_kept() -> None:
+    """"Prepared for the worst, ..." is the story; only "<verb> by / from ..." credits a producer."""
+    text = ("*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\nPrepared for the worst, Ann opened the door.\n\n"
+            + "She smiled at the visitor. " * 50)
+    assert strip_gutenberg(text).body.startswith("Prepared for the worst")
+    flat = "Produced by A. Volunteer and the Online Distributed Proofreading Team at http://www.pgdp.net. " + \
+        "It was a dark night. " * 200
+    assert strip_gutenberg(flat).body.startswith("It was a dark night.")
