@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.companion.xray import Card
+from core.companion.xray import Card, Relation
 from core.services import companion_service as cs
 from core.store import Store
 from views._state import READ_XRAY
@@ -21,6 +21,13 @@ def _spark(mentions: dict[int, int], position: int) -> str:
                    else "·" for c in range(1, position + 1))
 
 
+def _relation_line(r: Relation) -> str:
+    """"Ann grabbed Jonathan", the other's name in bold; the label after the name where no such line was made."""
+    if r.text and r.other in r.text:
+        return plain(r.text).replace(plain(r.other), f"**{plain(r.other)}**", 1)
+    return f"**{plain(r.other)}**: {plain(r.label)}"
+
+
 def _card(card: Card, open_: bool) -> None:
     with st.expander(f"{card.name} · {card.on_page}×", icon=ICONS.get(card.type), expanded=open_,
                      key=f"xray_card_{card.node}"):
@@ -31,8 +38,7 @@ def _card(card: Card, open_: bool) -> None:
         if card.states:
             st.markdown("\n".join(f"- **{plain(s.text)}** (chapter {s.chapter})" for s in card.states[:8]))
         if card.relationships:
-            st.markdown("\n".join(f"- {plain(r.other)}: {plain(r.label)} (since chapter {r.chapter})"
-                                  for r in card.relationships))
+            st.markdown("\n".join(f"- {_relation_line(r)} (since chapter {r.chapter})" for r in card.relationships))
         if card.facts:
             st.caption("Latest: " + " · ".join(plain(f"{f.text} (ch. {f.chapter})") for f in card.facts[:3]))
         st.caption(f"Mentions per chapter 1–{card.position}: `{_spark(card.mentions, card.position)}`")

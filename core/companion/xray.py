@@ -57,6 +57,7 @@ class Relation:
     last_chapter: int
     sentence: str                # the first sentence that tells it
     weight: float
+    text: str = ""               # the label as the text tells it, who to whom: "Ann hauled Jonathan"
 
 
 @dataclass
@@ -92,7 +93,8 @@ class Card:
         chapter."""
         return {"name": self.name, "type": self.type, "aliases": self.aliases, "position": self.position,
                 "introduced": asdict(self.introduced) if self.introduced else None,
-                "relationships": [{"with": r.other, "type": r.other_type, "label": r.label, "chapter": r.chapter,
+                "relationships": [{"with": r.other, "type": r.other_type, "label": r.label, "text": r.text,
+                                   "chapter": r.chapter,
                                    "last_chapter": r.last_chapter, "sentence": r.sentence}
                                   for r in self.relationships],
                 "states": [{"state": s.text, "chapter": s.chapter, "sentence": s.sentence} for s in self.states],
@@ -142,30 +144,42 @@ def introduction(graph: nx.MultiDiGraph, node: str, sentences_of: SentencesOf) -
 def node_relations(graph: nx.MultiDiGraph, node: str, limit: int = RELATIONS_PER_CARD) -> list[Relation]:
     """The node's relationships as of the graph's chapter, strongest first: one per other entity, with the chapter
     where the text first joined them. A pair only "mentioned with" each other is no relationship."""
-    by_other: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_other: dict[str, list[tuple[str, str, dict[str, Any]]]] = defaultdict(list)
     for u, v, e in (*graph.out_edges(node, data=True), *graph.in_edges(node, data=True)):
         other = v if u == node else u
         if other != node and e["relation"] != CO_MENTIONED:
-            by_other[other].append(e)
+            by_other[other].append((u, v, e))
     out = []
-    for other, edges in by_other.items():
-        edges.sort(key=lambda e: (e["chapter"], e.get("chunk_index", 0)))
-        verbs = [e for e in edges if not is_interaction(e["relation"])]
+    for other, pairs in by_other.items():
+        pairs.sort(key=lambda uve: (uve[2]["chapter"], uve[2].get("chunk_index", 0)))
+        edges = [e for _, _, e in pairs]
+        verbs = [uve for uve in pairs if not is_interaction(uve[2]["relation"])]
+        # what the text says happened before what it says did not ("couldn't have slept all the way to Jupiter")
+        told = [uve for uve in verbs if not _label(uve[2]).startswith("not ")] or verbs or pairs
         counts: dict[str, int] = defaultdict(int)
-        for e in verbs or edges:
-            counts[e.get("label") or e["relation"]] += 1
-        label = max(counts, key=lambda k: (counts[k], k))
+        for _, _, e in told:
+            counts[_label(e)] += 1
+        label = max(counts, key=lambda k: (counts[k], -_first(told, k)))
         weight = len(verbs) + 0.5 * (len(edges) - len(verbs))
-        first = (verbs or edges)[0]
+        u, v, first = told[_first(told, label)]
         o = graph.nodes[other]
         out.append(Relation(o["label"], other, o["type"], label, edges[0]["chapter"], edges[-1]["chapter"],
-                            " ".join(first["evidence"].split()), weight))
+                            " ".join(first["evidence"].split()), weight, verbalize(graph, u, v, first)))
     out.sort(key=lambda r: (not is_character(r.other_type), -r.weight, r.chapter, r.other))
     return out[:limit]
 
 
+def _label(edge: dict[str, Any]) -> str:
+    return str(edge.get("label") or edge["relation"])
+
+
+def _first(pairs: list[tuple[str, str, dict[str, Any]]], label: str) -> int:
+    """The index of the first edge with `label` (pairs are in story order)."""
+    return next(i for i, (_, _, e) in enumerate(pairs) if _label(e) == label)
+
+
 def node_facts(graph: nx.MultiDiGraph, node: str, limit: int = FACTS_PER_CARD) -> list[Cited]:
-    """The node's latest facts (verb triples it is an end of), newest first, one per sentence."""
+    """The node's latest facts (verb triples it is an end of), newest first, one per sentence and per wording."""
     edges = [(u, v, e) for u, v, e in (*graph.out_edges(node, data=True), *graph.in_edges(node, data=True))
              if not is_interaction(e["relation"]) and e["relation"] != CO_MENTIONED]
     edges.sort(key=lambda uve: (uve[2]["chapter"], uve[2].get("chunk_index", 0)), reverse=True)
@@ -173,10 +187,11 @@ def node_facts(graph: nx.MultiDiGraph, node: str, limit: int = FACTS_PER_CARD) -
     seen: set[str] = set()
     for u, v, e in edges:
         sentence = " ".join(e["evidence"].split())
-        if sentence in seen:
+        text = verbalize(graph, u, v, e)
+        if sentence in seen or text in seen:      # "Jonathan shook his head" told twice is shown once
             continue
-        seen.add(sentence)
-        out.append(Cited(e["chapter"], sentence, verbalize(graph, u, v, e)))
+        seen.update((sentence, text))
+        out.append(Cited(e["chapter"], sentence, text))
         if len(out) == limit:
             break
     return out

@@ -1,0 +1,53 @@
+"""The X-Ray card's relationships read as the text tells them: who did what to whom, and not what did not happen."""
+from __future__ import annotations
+
+import networkx as nx
+
+from core.companion.xray import node_relations
+
+
+def _edge(graph: nx.MultiDiGraph, u: str, v: str, relation: str, label: str, chapter: int, evidence: str) -> None:
+    graph.add_edge(u, v, predicate=relation, relation=relation, label=label, chapter=chapter, chunk_index=0,
+                   evidence=evidence, role="both", subject=graph.nodes[u]["label"], object=graph.nodes[v]["label"])
+
+
+def _graph() -> nx.MultiDiGraph:
+    graph = nx.MultiDiGraph()
+    graph.add_node("e1", label="Jonathan", type="character")
+    graph.add_node("e2", label="Ann", type="character")
+    graph.add_node("e3", label="Jupiter", type="location")
+    _edge(graph, "e1", "e2", "speaks to", "speaks to", 1, "“Help me up,” he said.")
+    _edge(graph, "e2", "e1", "grabbed", "grab", 1, "Ann grabbed him by the scruff of his neck.")
+    _edge(graph, "e2", "e1", "hauled", "haul", 1, "Ann grabbed him by the scruff of his neck, hauled him back.")
+    _edge(graph, "e1", "e3", "couldn't have slept to", "not sleep to", 1,
+          "I couldn't have slept all the way to Jupiter.")
+    _edge(graph, "e1", "e3", "was known in spaceways to", "known in spaceways to", 2,
+          "He was known in the spaceways from Mercury to Jupiter.")
+    return graph
+
+
+def test_a_relationship_says_who_did_it_to_whom() -> None:
+    ann = next(r for r in node_relations(_graph(), "e1") if r.other == "Ann")
+    assert ann.text == "Ann grabbed Jonathan"              # the first of the tied verbs, in the text's direction
+    assert ann.chapter == 1 and ann.sentence.startswith("Ann grabbed him")
+
+
+def test_what_the_text_says_did_not_happen_is_not_the_relationship() -> None:
+    jupiter = next(r for r in node_relations(_graph(), "e1") if r.other == "Jupiter")
+    assert jupiter.label == "known in spaceways to" and jupiter.text == "Jonathan was known in spaceways to Jupiter"
+    assert jupiter.chapter == 1                            # the pair was first joined in chapter 1 all the same
+    only_negated = _graph()
+    only_negated.remove_edges_from([("e1", "e3", k) for k, d in only_negated["e1"]["e3"].items()
+                                    if d["label"] != "not sleep to"])
+    told = next(r for r in node_relations(only_negated, "e1") if r.other == "Jupiter")
+    assert told.text == "Jonathan couldn't have slept to Jupiter"   # said as the text says it, never "not sleep to"
+
+
+def test_a_fact_told_twice_in_the_same_words_is_shown_once() -> None:
+    from core.companion.xray import node_facts
+    graph = _graph()
+    for sentence in ("Jonathan shook his head.", "He shook his head again, slowly."):
+        graph.add_edge("e1", "e1", predicate="shook his head", relation="shook", label="shake", chapter=2,
+                       chunk_index=1, evidence=sentence, role="subject", subject="Jonathan", object="his head")
+    texts = [f.text for f in node_facts(graph, "e1")]
+    assert texts.count("Jonathan shook his head") == 1 and len(texts) == len(set(texts))
