@@ -74,6 +74,8 @@ UNSTATED = ("The sentence of the passages closest to your question does not ment
             "answer to it.")
 UNSTATED_NO_NAME = ("The sentence of the passages closest to your question names no {} and does not mention {}, so it "
                     "is no answer to it.")
+FIRST_NAMED = ("No cited sentence says who {0} is in so many words; shown: the earliest of them that names {0}. The "
+               "X-Ray on the Read page gathers what is known so far.")
 _NAMED = {"person": "one", "place": "place", "time": "time", "number": "number", "name": "name"}
 # The topic rule also for a who / where / when / how-many question whose best sentence names nothing of the asked
 # type ("Where does Ichabod teach?" -> "Ichabod endeavored to dodge the horrible missile"); off only to measure it.
@@ -182,6 +184,11 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
             s.typed = 1.0 if describes.search(s.text) else 0.0
             s.score += w_type * s.typed
         pool.sort(key=lambda s: -s.score)
+        if not pool[0].typed and (first := _first_naming(pool, identity.group("name"), citations)) is not None:
+            # no sentence says who they are: the one that first names them, said as such ("Ann Clotilde was
+            # ambling toward him" answered "Who is Ann Clotilde?")
+            return Extraction(kind, first.text, None, (_quote(first, citations),), first.score,
+                              note=FIRST_NAMED.format(identity.group("name")))
     if kind in _LABELS:
         _find_spans(pool[:TOP_SENTENCES], kind, question, view)
         for s in pool[:TOP_SENTENCES]:
@@ -336,6 +343,15 @@ def _describes(name: str) -> re.Pattern[str]:
     words = [re.escape(w) for w in re.findall(r"[\w'\u2019.-]+", name) if w.lower() != "the"]
     return re.compile(r"\b" + r"\s+".join(words) + r"\b(?:,\s*(?:a|an|the|his|her|their|who|one)\b|\s+(?:is|was|"
                       r"had been|became|were|are)\s+(?:a|an|the|his|her|their|one|not)\b)", re.I)
+
+
+def _first_naming(pool: Sequence[_Sentence], name: str, citations: Sequence[Any]) -> _Sentence | None:
+    """The cited sentence earliest in the book that names `name` (all its words, "the" aside), if any."""
+    words = [re.escape(w) for w in re.findall(r"[\w'\u2019.-]+", name) if w.lower() != "the"]
+    named = re.compile(r"\b" + r"\s+".join(words) + r"\b", re.I)
+    found = [s for s in pool if named.search(s.text)]
+    return min(found, key=lambda s: (int(getattr(citations[s.citation], "chapter", 0)),
+                                     int(getattr(citations[s.citation], "chunk", 0)), s.position), default=None)
 
 
 def _surface(text: str, name: str) -> str:

@@ -154,6 +154,18 @@ def test_who_is_someone_is_answered_by_a_sentence_that_says_who_they_are() -> No
     assert found.answer.startswith("Perrault, a courier for the Canadian government")
 
 
+def test_who_is_someone_no_sentence_describes_is_answered_where_they_are_first_named_and_says_so() -> None:
+    """Seen on SQuALITY's The Happy Castaway: "Who is Ann Clotilde?" answered "Ann Clotilde was ambling toward him"
+    (a progressive "was", not a description) as though it said who she is."""
+    texts = ["Jonathan looked up. Ann Clotilde was ambling toward him with a spear on her shoulder.",
+             "The girl smiled. She told him her name was Ann Clotilde and that she had been out hunting."]
+    found = extract_answer("Who is Ann Clotilde?", list(reversed(_citations(texts))), embed=WordEmbed())
+    assert found.question_type == "identity" and found.span is None
+    assert found.answer.startswith("Ann Clotilde was ambling") and found.quotes[0].chapter == 1   # the first to
+    # name her, though chapter 2's passage was cited first
+    assert found.note and "says who Ann Clotilde is" in found.note
+
+
 def test_a_name_in_a_sentence_about_something_else_is_no_answer() -> None:
     """Seen on The Legend of Sleepy Hollow: "What is the name of Ichabod's horse?" answered in bold "Brom" from a
     sentence about Brom's dog. A name of the asked type counts only where its sentence mentions what the question
