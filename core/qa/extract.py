@@ -49,7 +49,7 @@ from core.qa.names import POSSESSIVE, missing_names, name_words, question_names
 from core.qa.question_types import IDENTITY, NAME_OF, question_type
 from core.qa.relevance import speaks_to, topic_words
 from core.qa.roles import role_weights
-from core.qa.words import FRAME_WORDS, irregular_bases
+from core.qa.words import FRAME_WORDS, irregular_bases, without_phrasal_frames
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -262,7 +262,7 @@ def _sentences(texts: Sequence[str], citations: Sequence[Any]) -> list[_Sentence
 def _terms(question: str) -> list[str]:
     from core.retrieval.hybrid import tokenize
     frame = set(tokenize([" ".join(sorted(FRAME_WORDS))])[0])
-    words = tokenize([question])[0]
+    words = tokenize([without_phrasal_frames(question)])[0] or tokenize([question])[0]
     return list(dict.fromkeys(w for w in words if w not in frame)) or list(dict.fromkeys(words))
 
 

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.qa.words import FRAME_STEMS, content_words
+from core.qa.words import FRAME_STEMS, content_words, without_phrasal_frames
 
 SHORT = 4  # an answer with fewer content words than this is judged with the source sentence that backs it
 BRIEF = 12  # ... and so is one of at most this many words that states none of the question's words (a list of names)
@@ -58,7 +58,8 @@ class Relevance:
 def question_focus(question: str) -> list[tuple[str, str]]:
     """(stem, surface word) of the question's own content words: its framing words left out, unless nothing else
     is left."""
-    words = list(dict.fromkeys(content_words(question)))
+    words = list(dict.fromkeys(content_words(without_phrasal_frames(question)))) or list(
+        dict.fromkeys(content_words(question)))
     own = [(stem, word) for stem, word in words if stem not in FRAME_STEMS]
     return own or words
 

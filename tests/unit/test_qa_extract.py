@@ -204,3 +204,15 @@ def test_the_topic_of_a_question_is_what_it_asks_about_beyond_names_and_answer_k
     assert speaks_to("Who stole Buck?", ["Manuel had stolen Buck from the garden."], ["Buck"])[0]   # stole ~ stolen
     assert not speaks_to("Whom did Ichabod marry?", ["Brom laughed at Ichabod."], ["Ichabod"])[0]
     assert speaks_to("Who is Buck?", ["Anything at all."], ["Buck"]) == (True, ())
+
+
+def test_end_up_frames_the_question_and_is_not_its_topic() -> None:
+    """Seen on The Happy Castaway: "How did Jonathan end up on the asteroid?" answered "Jonathan's hair stood on end."
+    (the question's "end" matched). "End up" / "wind up" say how someone came to be somewhere, nothing more."""
+    from core.qa.relevance import question_focus
+    texts = ["Jonathan's hair stood on end. The girls laughed at him.",
+             "His freighter had crashed on the asteroid, and Jonathan was thrown clear of the wreck."]
+    found = extract_answer("How did Jonathan end up on the asteroid?", _citations(texts), embed=WordEmbed())
+    assert found.answer and "hair" not in found.answer and "asteroid" in found.answer
+    assert [w for _, w in question_focus("How did Jonathan end up on the asteroid?")] == ["Jonathan", "asteroid"]
+    assert [w for _, w in question_focus("Where did the ends of the rope wind?")] == ["ends", "rope", "wind"]
