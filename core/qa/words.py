@@ -23,9 +23,13 @@ STOPWORDS = ENGLISH | frozenset("""whose ms also as because until while yes yeah
 correct incorrect true false answer unknown one""".split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 FRAME_STEMS = frozenset(stemmer().stemWords(sorted(FRAME_WORDS)))
-# Phrasal verbs that frame a question without naming what it is about: "How did Jonathan end up on the asteroid?"
-# asks how he came to be there, and its "end" once chose "Jonathan's hair stood on end" as the answer.
-PHRASAL_FRAMES = re.compile(r"\b(?:end|ends|ended|ending|wind|winds|wound|winding)\s+up\b", re.IGNORECASE)
+# Phrases that frame a question without naming what it is about: "How did Jonathan end up on the asteroid?" asks
+# how he came to be there, and its "end" once chose "Jonathan's hair stood on end" as the answer; "at the end (of
+# the story)" says when in the book, as "in the beginning" does.
+PHRASAL_FRAMES = re.compile(
+    r"\b(?:(?:end|ends|ended|ending|wind|winds|wound|winding)\s+up"
+    r"|(?:at|in|by|towards?)\s+the\s+(?:very\s+)?(?:end|beginning|start)"
+    r"(?:\s+of\s+the\s+(?:story|book|novel|tale|chapter|narrative))?)\b", re.IGNORECASE)
 
 
 def without_phrasal_frames(question: str) -> str:

@@ -216,3 +216,12 @@ def test_end_up_frames_the_question_and_is_not_its_topic() -> None:
     assert found.answer and "hair" not in found.answer and "asteroid" in found.answer
     assert [w for _, w in question_focus("How did Jonathan end up on the asteroid?")] == ["Jonathan", "asteroid"]
     assert [w for _, w in question_focus("Where did the ends of the rope wind?")] == ["ends", "rope", "wind"]
+
+
+def test_at_the_end_of_the_story_says_when_not_what() -> None:
+    from core.qa.relevance import question_focus
+    assert [w for _, w in question_focus("Why did Jonathan stay on the asteroid at the end?")] == [
+        "Jonathan", "stay", "asteroid"]
+    assert [w for _, w in question_focus("What does Ann do at the end of the story?")] == ["Ann"]
+    assert [w for _, w in question_focus("What happens at the end of the race?")] == ["happens", "race"]
+
