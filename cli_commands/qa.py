@@ -64,6 +64,11 @@ def _text(result: dict[str, Any]) -> str:
     lines = [f"Q: {result['question']}", f"A: {shown}"]
     if note := (result.get("extraction") or {}).get("note"):
         lines.append(f"   ({note})")
+    if card := result.get("card"):   # "Who is X?": what the graph knows of X by the chapter asked up to
+        known = [f"{card['type']}", *(f"{r.get('text') or r['with']} (ch. {r['chapter']})"
+                                      for r in card["relationships"][:4]),
+                 *(f"{s['state']} (ch. {s['chapter']})" for s in card["states"][:3])]
+        lines.append(f"   Graph, as of chapter {card['position']}: {card['name']}: " + "; ".join(known))
     lines += [f"  [chapter {c['chapter']}, passage {c['chunk'] + 1}, {c['kind']}] {c['text'][:100]}"
               for c in result["citations"]]
     return "\n".join(lines + [f"({result['prompt_tokens'] + result['template_tokens']}/{result['budget']} tokens)"])

@@ -43,7 +43,31 @@ def _why(result: dict[str, Any]) -> str:
 
 
 def render_answer(result: dict[str, Any]) -> None:
-    """The answer, or the plain statement that the chapters read do not support one."""
+    """The answer, or the plain statement that the chapters read do not support one; for "Who is X?", what the
+    graph knows of X by then."""
+    _render_answer(result)
+    if result.get("card"):
+        _render_card(result["card"])
+
+
+def _render_card(card: dict[str, Any]) -> None:
+    """X's X-Ray card as of the chapter asked up to: type and other names, where X is first named, relationships
+    and states, each with its chapter."""
+    also = f" (also {', '.join(card['aliases'][:4])})" if card.get("aliases") else ""
+    st.markdown(f"**What the graph knows of {plain(card['name'])}{plain(also)} by chapter {card['position']}**")
+    lines = [f"- {plain(card['type'])}, named in chapters {card['first_chapter']}–{card['last_chapter']}"]
+    if card.get("introduced"):
+        lines.append(f"- first named in chapter {card['introduced']['chapter']}: "
+                     f"“{plain(card['introduced']['sentence'][:240])}”")
+    lines += [f"- {plain(s['state'])} (chapter {s['chapter']})" for s in card.get("states", [])[:4]]
+    lines += [f"- {plain(r.get('text') or r['with'] + ': ' + r['label'])} (since chapter {r['chapter']})"
+              for r in card.get("relationships", [])[:5]]
+    st.markdown("\n".join(lines))
+    st.caption("From the knowledge graph built offline from the chapters up to there; the X-Ray on the Read page "
+               "shows the whole card.")
+
+
+def _render_answer(result: dict[str, Any]) -> None:
     st.subheader("Answer", anchor=False)
     answer, path = result["answer"], result["answer_path"]
     if answer is None and path == "generate":

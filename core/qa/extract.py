@@ -74,8 +74,7 @@ UNSTATED = ("The sentence of the passages closest to your question does not ment
             "answer to it.")
 UNSTATED_NO_NAME = ("The sentence of the passages closest to your question names no {} and does not mention {}, so it "
                     "is no answer to it.")
-FIRST_NAMED = ("No cited sentence says who {0} is in so many words; shown: the earliest of them that names {0}. The "
-               "X-Ray on the Read page gathers what is known so far.")
+FIRST_NAMED = "No cited sentence says who {0} is in so many words; shown: the earliest of them that names {0}."
 _NAMED = {"person": "one", "place": "place", "time": "time", "number": "number", "name": "name"}
 # The topic rule also for a who / where / when / how-many question whose best sentence names nothing of the asked
 # type ("Where does Ichabod teach?" -> "Ichabod endeavored to dodge the horrible missile"); off only to measure it.
@@ -119,6 +118,7 @@ class Extraction:
     missing: tuple[str, ...] = ()   # names the question asks about that the cited passages do not contain
     unstated: tuple[str, ...] = ()  # the question's topic words the closest sentence leaves out (no answer then)
     note: str | None = None         # how the answer was read, when not from the quote's words alone
+    about: str | None = None        # "Who is X?": X, whose card the graph can add (core.services.qa_service)
 
     @property
     def chapters(self) -> list[int]:
@@ -128,7 +128,7 @@ class Extraction:
         return {"answer": self.answer, "span": self.span, "question_type": self.question_type,
                 "quotes": [q.as_dict() for q in self.quotes], "chapters": self.chapters,
                 "score": round(self.score, 4), "reason": self.reason, "missing": list(self.missing),
-                "unstated": list(self.unstated), "note": self.note}
+                "unstated": list(self.unstated), "note": self.note, "about": self.about}
 
 
 @dataclass
@@ -188,7 +188,7 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
             # no sentence says who they are: the one that first names them, said as such ("Ann Clotilde was
             # ambling toward him" answered "Who is Ann Clotilde?")
             return Extraction(kind, first.text, None, (_quote(first, citations),), first.score,
-                              note=FIRST_NAMED.format(identity.group("name")))
+                              note=FIRST_NAMED.format(identity.group("name")), about=identity.group("name"))
     if kind in _LABELS:
         _find_spans(pool[:TOP_SENTENCES], kind, question, view)
         for s in pool[:TOP_SENTENCES]:
@@ -222,7 +222,8 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
         text = span
     elif form == "clause":
         text = _clause(holder.text, span, terms)
-    return Extraction(kind, text, span, (_quote(holder, citations),), holder.score)
+    return Extraction(kind, text, span, (_quote(holder, citations),), holder.score,
+                      about=identity.group("name") if identity is not None else None)
 
 
 # ---- pieces ----------------------------------------------------------------------------------------------------

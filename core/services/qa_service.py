@@ -57,6 +57,7 @@ class QAResult:
     answer_path: str = "generate"          # which path gave `answer`: "extractive", "rephrased" or "generate"
     extraction: Extraction | None = None   # the book's sentence(s) the extractive reader chose (every path)
     embedded: bool = False                 # whether the answering model is an embedded one
+    card: dict[str, Any] | None = None     # "Who is X?": X's X-Ray card as of `upto` (None without a graph)
 
     @property
     def citations(self) -> list[Citation]:
@@ -100,6 +101,7 @@ class QAResult:
             "answer_path": self.answer_path, "supported": self.supported, "embedded": self.embedded,
             "answer_chapters": self.answer_chapters,
             "extraction": self.extraction.as_dict() if self.extraction is not None else None,
+            "card": self.card,
         }
 
 
@@ -200,8 +202,9 @@ class Asker:
                                     entities=corpus.entities, embed=self._embed)
             timings["support_ms"] = _ms(t4)
         by = "llm" if isinstance(verbalizer, LLMVerbalizer) and verbalizer.used_llm else "template"
+        card = identity_card(self.store, work_id, upto, extraction.about) if extraction.about else None
         return QAResult(" ".join(question.split()), params.mode, upto, answer, plan, self.llm.name, raw, by, timings,
-                        support=support, answer_path=path, extraction=extraction, embedded=self.embedded)
+                        support=support, answer_path=path, extraction=extraction, embedded=self.embedded, card=card)
 
     def answer_path(self, params: QAParams) -> str:
         """The answer path, "extractive" or "generate": auto is extractive when the answering model is embedded
@@ -238,6 +241,15 @@ class Asker:
         fitted.prompt, fitted.prompt_tokens, fitted.budget = prompt, self._count(prompt), params.budget_tokens
         fitted.notes.append("The sentences the extractive reader chose lead the prompt.")
         return fitted
+
+
+def identity_card(store: Store, work_id: int, upto: int, name: str) -> dict[str, Any] | None:
+    """What the graph knows of `name` as of chapter `upto` (its X-Ray card, core.companion.xray: type, other names,
+    the sentence that introduces it, relationships and states, each with its chapter; nothing after `upto`), or
+    None when the work has no graph or no one of that name by then."""
+    from core.services.companion_service import xray_cards
+    shown = xray_cards(store, work_id, upto, position=upto, entity=name)
+    return shown.cards[0].as_json() if shown.cards else None
 
 
 def rephrasing_shown(answer: str, extraction: Extraction, question: str, *, entities: Any = None,

@@ -312,3 +312,20 @@ def test_the_graph_names_who_a_pronoun_means_and_the_page_says_so(reply_with) ->
     assert "> In the spring he married her at the old church" in _markdown(at)
     assert any(c.value.startswith("The sentence does not name Thomas Reed; the book") for c in at.caption), \
         [c.value for c in at.caption]
+
+
+def test_who_is_someone_shows_what_the_graph_knows_beneath_the_answer(reply_with) -> None:  # noqa: ANN001
+    """"Who is Thomas Reed?": the book's sentence, then the graph's card as of the chapter read (type, where first
+    named, relationships with their chapters)."""
+    from core.services import kg_service
+    from views._shared import get_store
+    reply_with("Nobody.")
+    story = ["Anna Grey lived at the harbour with her father. Thomas Reed came to the harbour in a small boat.",
+             "Anna Grey walked on the quay every morning, and Thomas Reed waited for her there."]
+    chapters = [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(story, start=1)]
+    work_id = get_store().create_work("Quay", None, WorkKind.STORY, {}, chapters).id
+    kg_service.build_graph(get_store(), work_id)
+    at = _ask_extractive("Who is Thomas Reed?", work_id)
+    shown = _markdown(at)
+    assert "**What the graph knows of Thomas Reed by chapter 2**" in shown, shown
+    assert "Thomas Reed waited for Anna Grey (since chapter" in shown and "- character, named in chapters 1–2" in shown

@@ -152,3 +152,30 @@ def test_the_graphs_answer_is_named_on_the_text_output(store, monkeypatch: pytes
     assert status == 0
     assert "A: Thomas Reed: In the spring he married her" in out, out
     assert "(The sentence does not name Thomas Reed; the book's graph reads whom it means" in out
+
+
+def test_who_is_someone_adds_what_the_graph_knows_as_of_the_chapter(store,  # noqa: ANN001
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """"Who is Thomas Reed?": the answer is a sentence of the book, and beneath it the graph's card (type,
+    relationships, states) as of the chapter asked up to, never later: read up to chapter 1, the marriage of
+    chapter 2 is not on it."""
+    from core.ingest import chunk_text
+    from core.services import kg_service
+    monkeypatch.setattr(cli_commands, "_store", store)
+    story = ["Anna Grey lived at the harbour with her father. Thomas Reed came to the harbour in a small boat.",
+             "Anna Grey walked on the quay every morning, and Thomas Reed waited for her there. In the spring "
+             "Thomas Reed married Anna Grey at the old church, and the whole town came to see them."]
+    work = store.create_work("Quay", None, WorkKind.STORY, {},
+                             [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(story, start=1)])
+    kg_service.build_graph(store, work.id)
+    status, out, _ = _run(capsys, "ask", str(work.id), "Who is Thomas Reed?", "--mode", "rag", "--answer",
+                          "extractive", "--json")
+    card = json.loads(out)["card"]
+    assert status == 0 and card["name"] == "Thomas Reed" and card["type"] == "character" and card["position"] == 2
+    assert any(r["with"] == "Anna Grey" and r["last_chapter"] == 2 and r["text"] == "Thomas Reed waited for Anna "
+               "Grey" for r in card["relationships"]), card["relationships"]
+    status, out, _ = _run(capsys, "ask", str(work.id), "Who is Thomas Reed?", "--mode", "rag", "--answer",
+                          "extractive", "--upto", "1")
+    told = out.split("Graph, as of chapter 1: Thomas Reed: character")[1].splitlines()[0]
+    assert status == 0 and "waited" not in told and "married" not in told, out

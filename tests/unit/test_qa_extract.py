@@ -163,7 +163,12 @@ def test_who_is_someone_no_sentence_describes_is_answered_where_they_are_first_n
     assert found.question_type == "identity" and found.span is None
     assert found.answer.startswith("Ann Clotilde was ambling") and found.quotes[0].chapter == 1   # the first to
     # name her, though chapter 2's passage was cited first
-    assert found.note and "says who Ann Clotilde is" in found.note
+    assert found.note and "says who Ann Clotilde is" in found.note and found.about == "Ann Clotilde"
+    described = extract_answer("Who is Perrault?", _citations(["Perrault, a courier, bought Buck for the team."]),
+                               embed=WordEmbed())
+    assert described.about == "Perrault" and described.note is None      # the page adds the graph's card for both
+    assert extract_answer("Who sold Buck?", _citations(["Manuel sold Buck to a stranger."]),
+                          embed=WordEmbed()).about is None
 
 
 def test_a_name_in_a_sentence_about_something_else_is_no_answer() -> None:
