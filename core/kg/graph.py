@@ -14,6 +14,7 @@ pair chapter by chapter. Exports keep every triple (core.kg.export works on the 
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -128,10 +129,15 @@ def verbalize(graph: nx.MultiDiGraph, u: str, v: str, data: dict) -> str:
     "a servant brought a note for Jane" (template verbalization; Andrus et al. also use an LLM for this)."""
     label_u, label_v = graph.nodes[u]["label"], graph.nodes[v]["label"]
     if data.get("role") == "subject":
-        return f"{label_u} {data['relation']} {data['object']}".strip()
-    if data.get("role") == "object":
-        return f"{data['subject']} {data['relation']} {label_v}".strip()
-    return f"{label_u} {data['predicate']} {label_v}"
+        text = f"{label_u} {data['relation']} {data['object']}".strip()
+    elif data.get("role") == "object":
+        text = f"{data['subject']} {data['relation']} {label_v}".strip()
+    else:
+        text = f"{label_u} {data['predicate']} {label_v}"
+    return _CONTRACTION.sub(r"\1", text)   # "Jonathan 'll have a load" -> "Jonathan'll have a load"
+
+
+_CONTRACTION = re.compile(r"\s+((?:['’](?:ll|d|ve|re|s|m)|n['’]t)\b)")
 
 
 def degree(graph: nx.MultiDiGraph, node: str) -> int:

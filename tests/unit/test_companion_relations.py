@@ -51,3 +51,14 @@ def test_a_fact_told_twice_in_the_same_words_is_shown_once() -> None:
                        chunk_index=1, evidence=sentence, role="subject", subject="Jonathan", object="his head")
     texts = [f.text for f in node_facts(graph, "e1")]
     assert texts.count("Jonathan shook his head") == 1 and len(texts) == len(set(texts))
+
+
+def test_a_contraction_is_joined_to_its_word() -> None:
+    from core.kg.graph import verbalize
+    graph = _graph()
+    data = {"role": "subject", "relation": "'ll have", "object": "a load", "predicate": "'ll have a load"}
+    assert verbalize(graph, "e1", "e1", data) == "Jonathan'll have a load"
+    data = {"role": "both", "predicate": "did n't trust"}
+    assert verbalize(graph, "e1", "e2", data) == "Jonathan didn't trust Ann"
+    data = {"role": "both", "predicate": "met 'stout' old"}
+    assert verbalize(graph, "e1", "e2", data) == "Jonathan met 'stout' old Ann"
