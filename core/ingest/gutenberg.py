@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 START_MARKER = re.compile(
     r"^[ \t]*(?:\*{3}[ \t]*START OF (?:THE |THIS )?PROJECT GUTENBERG\b.*"
@@ -86,6 +87,7 @@ _NOTE = re.compile(r"(?:\[[ \t]*)?\bTranscribers?[’']?s?[ \t]+Notes?\b", re.IG
 NOTE_CHARS = 5000
 NOTE_ZONE = 0.1           # of the text, and at least NOTE_ZONE_CHARS
 NOTE_ZONE_CHARS = 5000
+MAX_NOTES = 100           # a book has a few; a file with thousands of would-be notes is read no further for them
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
 
 
@@ -95,19 +97,16 @@ def strip_transcriber_notes(text: str) -> str:
         return text
     zone = max(NOTE_ZONE_CHARS, int(NOTE_ZONE * len(text)))
     cuts: list[tuple[int, int]] = []
-    for match in _NOTE.finditer(text):
+    for match in islice(_NOTE.finditer(text), MAX_NOTES):   # each looked at over NOTE_CHARS at most: linear
         start = match.start()
         if cuts and start < cuts[-1][1]:
             continue
+        end: int | None = None
         if text[start] == "[":
             end = _closing_bracket(text, start, start + NOTE_CHARS)
         elif start < zone or start >= len(text) - zone:
-            found = _PARAGRAPH_END.search(text, match.end())
-            end = found.start() if found else len(text)
-            if end - start > NOTE_CHARS:
-                end = None
-        else:
-            end = None
+            found = _PARAGRAPH_END.search(text, match.end(), start + NOTE_CHARS)
+            end = found.start() if found else len(text) if len(text) - start <= NOTE_CHARS else None
         if end is not None:
             cuts.append((start, end))
     for start, end in reversed(cuts):

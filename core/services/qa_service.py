@@ -11,6 +11,7 @@ prompt for the chosen mode within the budget, and (unless a dry run) ask the ans
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -41,6 +42,8 @@ from core.store import NotFound, Store
 MAX_ADDED_WORDS = 1
 _SAME_PARAGRAPH = r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"  # white space within one paragraph (no blank line)
 
+
+log = logging.getLogger(__name__)
 
 @dataclass
 class QAResult:
@@ -248,7 +251,11 @@ def identity_card(store: Store, work_id: int, upto: int, name: str) -> dict[str,
     the sentence that introduces it, relationships and states, each with its chapter; nothing after `upto`), or
     None when the work has no graph or no one of that name by then."""
     from core.services.companion_service import xray_cards
-    shown = xray_cards(store, work_id, upto, position=upto, entity=name)
+    try:
+        shown = xray_cards(store, work_id, upto, position=upto, entity=name)
+    except (NotFound, ValueError, KeyError):   # a work deleted or its graph rebuilt meanwhile: the answer stands
+        log.warning("no graph card for %r in work %s", name, work_id, exc_info=True)
+        return None
     return shown.cards[0].as_json() if shown.cards else None
 
 

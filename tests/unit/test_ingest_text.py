@@ -219,3 +219,15 @@ def test_a_first_sentence_that_starts_like_a_credit_is_kept() -> None:
     flat = "Produced by A. Volunteer and the Online Distributed Proofreading Team at http://www.pgdp.net. " + \
         "It was a dark night. " * 200
     assert strip_gutenberg(flat).body.startswith("It was a dark night.")
+
+
+def test_a_file_of_would_be_notes_and_credits_is_cleaned_in_linear_time() -> None:
+    """Each would-be note is looked at over a bounded stretch, and only the first hundred: a hostile file of
+    unclosed "[Transcriber's note" openings must not take quadratic time."""
+    import time
+    for hostile in ("[Transcriber's note " * 100_000, "Transcriber's Notes " * 100_000,
+                    "(This file was produced " * 80_000):
+        started = time.perf_counter()
+        strip_transcription_marks(hostile)
+        strip_gutenberg(hostile)
+        assert time.perf_counter() - started < 2.0
