@@ -42,8 +42,8 @@ from core.store import NotFound, Store
 MAX_ADDED_WORDS = 1
 _SAME_PARAGRAPH = r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"  # white space within one paragraph (no blank line)
 
-
 log = logging.getLogger(__name__)
+
 
 @dataclass
 class QAResult:
