@@ -133,9 +133,10 @@ def introduction(graph: nx.MultiDiGraph, node: str, sentences_of: SentencesOf) -
     pattern = _words_pattern(d["aliases"])
     first = d["first_chapter"]
     if pattern is not None:
-        for sentence in sentences_of(first):
+        sentences = sentences_of(first)
+        for i, sentence in enumerate(sentences):
             if pattern.search(sentence):
-                return Cited(first, " ".join(sentence.split()), "introduced")
+                return Cited(first, _closing_quotation(sentences, i), "introduced")
     edges = sorted((e for _, _, e in (*graph.out_edges(node, data=True), *graph.in_edges(node, data=True))),
                    key=lambda e: (e["chapter"], e.get("chunk_index", 0)))
     return Cited(edges[0]["chapter"], " ".join(edges[0]["evidence"].split()), "introduced") if edges else None
@@ -167,6 +168,21 @@ def node_relations(graph: nx.MultiDiGraph, node: str, limit: int = RELATIONS_PER
                             " ".join(first["evidence"].split()), weight, verbalize(graph, u, v, first)))
     out.sort(key=lambda r: (not is_character(r.other_type), -r.weight, r.chapter, r.other))
     return out[:limit]
+
+
+def _closing_quotation(sentences: Sequence[str], i: int, more: int = 2) -> str:
+    """Sentence `i`, and up to `more` of the ones after it while it leaves a quotation open ('She said, "I'm
+    Ann.' goes on to 'Ann Clotilde.'): a card shows what the speaker said, not half of it."""
+    text = " ".join(sentences[i].split())
+    for nxt in sentences[i + 1:i + 1 + more]:
+        if not _open_quote(text):
+            break
+        text += " " + " ".join(nxt.split())
+    return text
+
+
+def _open_quote(text: str) -> bool:
+    return text.count('"') % 2 == 1 or text.count("“") > text.count("”")
 
 
 def _label(edge: dict[str, Any]) -> str:

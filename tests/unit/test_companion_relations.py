@@ -62,3 +62,17 @@ def test_a_contraction_is_joined_to_its_word() -> None:
     assert verbalize(graph, "e1", "e2", data) == "Jonathan didn't trust Ann"
     data = {"role": "both", "predicate": "met 'stout' old"}
     assert verbalize(graph, "e1", "e2", data) == "Jonathan met 'stout' old Ann"
+
+
+def test_the_introducing_sentence_is_not_cut_inside_what_is_said() -> None:
+    """Seen on The Happy Castaway: Ann's card was introduced by 'She said, "I'm Ann.' (the sentence split inside the
+    quotation); the sentences after it are added while the quotation is open, two at most."""
+    from core.companion.xray import introduction
+    graph = _graph()
+    graph.nodes["e2"].update(aliases=["Ann", "Ann Clotilde"], first_chapter=1)
+    chapter = ['The girl smiled.', 'She said, "I\'m Ann.', 'Ann Clotilde.', 'I was hunting."', 'Jonathan stared.']
+    told = introduction(graph, "e2", lambda k: chapter)
+    assert told is not None and told.text == "introduced"
+    assert told.sentence == 'She said, "I\'m Ann. Ann Clotilde. I was hunting."'
+    closed = ['"Ann Clotilde," she said.', 'Jonathan stared.']
+    assert introduction(graph, "e2", lambda k: closed).sentence == '"Ann Clotilde," she said.'
