@@ -85,6 +85,10 @@ _LABELS: dict[str, frozenset[str]] = {
     "person": frozenset({"PERSON", "NORP", "ORG"}), "place": frozenset({"GPE", "LOC", "FAC"}),
     "time": frozenset({"DATE", "TIME"}), "number": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}),
     "name": frozenset({"PERSON", "NORP", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})}
+# "How long ...?", "How old ...?" are answered by a duration or an age, which spaCy labels a date or a time ("three
+# years", "sixteen years old", "an hour"), not a number
+_HOW_LONG = re.compile(r"\bhow\s+(?:long|old)\b", re.IGNORECASE)
+_DURATION_LABELS = frozenset({"DATE", "TIME"})
 _GRAPH_TYPES: dict[str, frozenset[str]] = {"person": frozenset({"character", "organization"}),
                                            "place": frozenset({"location"}),
                                            "name": frozenset({"character", "organization", "location", "object"})}
@@ -311,6 +315,7 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
     names = question_names(question, index)
     topic = [stem for stem, _ in topic_words(question, names)]
     nlp = load_spacy()
+    labels = _LABELS[kind] | (_DURATION_LABELS if kind == "number" and _HOW_LONG.search(question) else frozenset())
     for s, doc in zip(sentences, nlp.pipe([s.text for s in sentences], disable=_SPAN_PIPES)):
         known: dict[str, str] = {}
         same: set[str] = set()  # names in the sentence of someone the question names ("Thornton" for John Thornton)
@@ -326,7 +331,7 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
         for ent in doc.ents:
             text = ent.text.strip(" ,.;:'\"")
             graph_type = known.get(text.lower())
-            if ent.label_ in _LABELS[kind] and (graph_type is None or graph_type in _GRAPH_TYPES.get(kind, ())
+            if ent.label_ in labels and (graph_type is None or graph_type in _GRAPH_TYPES.get(kind, ())
                                                  or kind in ("time", "number")):
                 found.setdefault(text, 0.8 if ent.label_ in ("PERSON", "GPE", "LOC", "DATE", "CARDINAL") else 0.5)
         others = name_words(" ".join(same))

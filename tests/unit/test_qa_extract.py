@@ -230,3 +230,13 @@ def test_at_the_end_of_the_story_says_when_not_what() -> None:
     assert [w for _, w in question_focus("What does Ann do at the end of the story?")] == ["Ann"]
     assert [w for _, w in question_focus("What happens at the end of the race?")] == ["happens", "race"]
 
+
+
+def test_how_long_and_how_old_are_answered_by_a_duration_or_an_age() -> None:
+    """Seen on The Happy Castaway: "How long have the girls been on the asteroid?" found no number, since spaCy
+    labels "three years" a date; a duration or an age is what "how long" / "how old" asks for."""
+    texts = ["Twenty-seven girls lived on the asteroid. They had been on the asteroid for three years.",
+             "Beth was sixteen years old when the girls came to the asteroid."]
+    found = extract_answer("How long have the girls been on the asteroid?", _citations(texts), embed=WordEmbed())
+    assert found.span == "three years", found
+    assert extract_answer("How old was Beth?", _citations(texts), embed=WordEmbed()).span == "sixteen years old"
