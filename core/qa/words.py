@@ -33,8 +33,10 @@ PHRASAL_FRAMES = re.compile(
 
 
 def without_phrasal_frames(question: str) -> str:
-    """The question with its framing phrasal verbs blanked (PHRASAL_FRAMES)."""
+    """The question with its framing phrases blanked (PHRASAL_FRAMES)."""
     return PHRASAL_FRAMES.sub(" ", question)
+
+
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 
 
