@@ -346,15 +346,19 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
 
 def _describes(name: str) -> re.Pattern[str]:
     """The name followed by an apposition or a copula: "Spitz, the leader", "Spitz was a ...", "Curly, who ..."."""
-    words = [re.escape(w) for w in re.findall(r"[\w'\u2019.-]+", name) if w.lower() != "the"]
-    return re.compile(r"\b" + r"\s+".join(words) + r"\b(?:,\s*(?:a|an|the|his|her|their|who|one)\b|\s+(?:is|was|"
+    return re.compile(_name_words(name) + r"\b(?:,\s*(?:a|an|the|his|her|their|who|one)\b|\s+(?:is|was|"
                       r"had been|became|were|are)\s+(?:a|an|the|his|her|their|one|not)\b)", re.I)
+
+
+def _name_words(name: str) -> str:
+    """A pattern for the name's words in order ("the" aside), each run of spaces between them any white space."""
+    words = [re.escape(w) for w in re.findall(r"[\w'\u2019.-]+", name) if w.lower() != "the"]
+    return r"\b" + r"\s+".join(words)
 
 
 def _first_naming(pool: Sequence[_Sentence], name: str, citations: Sequence[Any]) -> _Sentence | None:
     """The cited sentence earliest in the book that names `name` (all its words, "the" aside), if any."""
-    words = [re.escape(w) for w in re.findall(r"[\w'\u2019.-]+", name) if w.lower() != "the"]
-    named = re.compile(r"\b" + r"\s+".join(words) + r"\b", re.I)
+    named = re.compile(_name_words(name) + r"\b", re.I)
     found = [s for s in pool if named.search(s.text)]
     return min(found, key=lambda s: (int(getattr(citations[s.citation], "chapter", 0)),
                                      int(getattr(citations[s.citation], "chunk", 0)), s.position), default=None)

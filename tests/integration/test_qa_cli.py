@@ -134,19 +134,25 @@ def test_narco_build_estimate_status_and_recap(work_id: int, capsys: pytest.Capt
     assert status == 0 and json.loads(out) == []
 
 
+def _quay(store, marriage: str):  # noqa: ANN001, ANN202
+    """A two-chapter story with its offline graph built; chapter 2 tells the marriage as `marriage` words it."""
+    from core.ingest import chunk_text
+    from core.services import kg_service
+    story = ["Anna Grey lived at the harbour with her father. Thomas Reed came to the harbour in a small boat.",
+             "Anna Grey walked on the quay every morning, and Thomas Reed waited for her there. "
+             f"{marriage} at the old church, and the whole town came to see them."]
+    work = store.create_work("Quay", None, WorkKind.STORY, {},
+                             [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(story, start=1)])
+    kg_service.build_graph(store, work.id)
+    return work
+
+
 def test_the_graphs_answer_is_named_on_the_text_output(store, monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """A who-question the graph answers from "he married her": the text output names the answer before the
     sentence and says how the graph read it."""
-    from core.ingest import chunk_text
-    from core.services import kg_service
     monkeypatch.setattr(cli_commands, "_store", store)
-    story = ["Anna Grey lived at the harbour with her father. Thomas Reed came to the harbour in a small boat.",
-             "Anna Grey walked on the quay every morning, and Thomas Reed waited for her there. In the spring he "
-             "married her at the old church, and the whole town came to see them."]
-    work = store.create_work("Quay", None, WorkKind.STORY, {},
-                             [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(story, start=1)])
-    kg_service.build_graph(store, work.id)
+    work = _quay(store, "In the spring he married her")
     status, out, _ = _run(capsys, "ask", str(work.id), "Whom did Anna Grey marry?", "--mode", "rag",
                           "--answer", "extractive")
     assert status == 0
@@ -160,15 +166,8 @@ def test_who_is_someone_adds_what_the_graph_knows_as_of_the_chapter(store,  # no
     """"Who is Thomas Reed?": the answer is a sentence of the book, and beneath it the graph's card (type,
     relationships, states) as of the chapter asked up to, never later: read up to chapter 1, the marriage of
     chapter 2 is not on it."""
-    from core.ingest import chunk_text
-    from core.services import kg_service
     monkeypatch.setattr(cli_commands, "_store", store)
-    story = ["Anna Grey lived at the harbour with her father. Thomas Reed came to the harbour in a small boat.",
-             "Anna Grey walked on the quay every morning, and Thomas Reed waited for her there. In the spring "
-             "Thomas Reed married Anna Grey at the old church, and the whole town came to see them."]
-    work = store.create_work("Quay", None, WorkKind.STORY, {},
-                             [NewChapter(f"Chapter {i}", t, chunk_text(t)) for i, t in enumerate(story, start=1)])
-    kg_service.build_graph(store, work.id)
+    work = _quay(store, "In the spring Thomas Reed married Anna Grey")
     status, out, _ = _run(capsys, "ask", str(work.id), "Who is Thomas Reed?", "--mode", "rag", "--answer",
                           "extractive", "--json")
     card = json.loads(out)["card"]
