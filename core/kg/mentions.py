@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from core.kg import letters
 from core.kg.coref_words import SPEECH_VERBS
+from core.kg.given_names import is_given_name
 from core.kg.names import HONORIFICS, normalize_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -281,18 +282,53 @@ def _in_capitals(doc: Doc, m: Mention) -> bool:
                for k in (m.start - 1, m.start - 2, m.end, m.end + 1))
 
 
-def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]]) -> list[list[Mention]]:
+# Parts of speech of a common word: the tagger's reading of a capitalised word where its place capitalises it.
+COMMON_POS = frozenset({"NOUN", "ADJ", "VERB", "ADV"})
+# What may stand before a word capitalised only because a sentence, a quotation or a paragraph starts there.
+_OPENERS = frozenset({".", "!", "?", '"', "“", "”", "‘", "'", "’", "—", "–", "-", "--", "…", "(", ":",
+                      ";"})
+
+
+def _capitalised_by_position(doc: Doc, m: Mention) -> bool:
+    """Whether a one-word mention stands where any word is capitalised: a sentence's, a quotation's or a
+    paragraph's first word ("Postpone and postpone until it's too late", "Then—'I can't'", '"Water," Wass said')."""
+    if m.end - m.start != 1 or any(c.dep_ == "appos" for c in doc[m.start].children):
+        return False   # "Curly, a good-natured Newfoundland": described as someone
+    if m.start == 0 or doc[m.start].is_sent_start:
+        return True
+    before = doc[m.start - 1]
+    return before.is_space or before.text in _OPENERS or before.text.rstrip(".") == ""
+
+
+def _common_word(doc: Doc, m: Mention, lower: set[str], not_nouns: frozenset[str]) -> bool:
+    """Whether a mention is a common word capitalised by its place (see drop_exclamations)."""
+    if m.evidence or is_given_name(m.name) or not _capitalised_by_position(doc, m):
+        return False
+    word = m.name.lower()
+    return doc.vocab[word].is_stop or (m.label != "PERSON" and (
+        word in lower or word in not_nouns or doc[m.start].pos_ in COMMON_POS))
+
+
+def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]],
+                      not_nouns: frozenset[str] = frozenset()) -> list[list[Mention]]:
     """`mentions` without the names that a chapter only ever exclaims (`_exclaimed`): an oath ("by Gar!") or a cry
     ("Sacredam!") is not a character, while "Buck!" stays, the chapter naming Buck elsewhere too. An oath after "by"
     is dropped wherever it occurs ("by George!" swears; George elsewhere is still a name). Likewise a name the
     chapter only writes in a heading's capitals (`_in_capitals`: "THE BLOOD AND THE BRAIN."), unless an honorific or
-    a signature marks it ("MR. DARCY", "LYDIA BENNET.")."""
+    a signature marks it ("MR. DARCY", "LYDIA BENNET."), and a one-word name the chapter capitalises only where
+    every word is capitalised (`_capitalised_by_position`) and that is a stop word, or that the NER model does not
+    call a person and that is written in lower case too, tagged a common noun, adjective, verb or adverb, or an
+    English word that is never a noun (`not_nouns`): "Then—", "Postpone and postpone", "Frantic, I dashed",
+    "Anger rose in Martin". A given name ("Will", "Grace") stays, and so does a name with an apposition ("Curly, a
+    good-natured Newfoundland") and a surname that is a noun too ("Clay, at the Association")."""
+    lower = {t.text for doc in docs for t in doc if t.is_alpha and t.is_lower}
     not_a_name: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for doc, per_doc in zip(docs, mentions):
         for m in per_doc:
             total[m.name] += 1
-            not_a_name[m.name] += _exclaimed(doc, m) or (not m.evidence and _in_capitals(doc, m))
+            not_a_name[m.name] += (_exclaimed(doc, m) or (not m.evidence and _in_capitals(doc, m))
+                                   or _common_word(doc, m, lower, not_nouns))
     only = {name for name, n in total.items() if not_a_name[name] == n}
     out = []
     for doc, per_doc in zip(docs, mentions):

@@ -290,7 +290,7 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-7"   # 7: "Mr. Bennet has" for "I have"; "is not handsome as". 6: "sat on", not "on sat"
+VERSION = "offline-8"   # 8: no names capitalised only by their place. 7: "Mr. Bennet has" for "I have". 6: "sat on"
 
 
 class OfflineExtractor:
@@ -309,6 +309,7 @@ class OfflineExtractor:
         self.batch_size = batch_size
         self.n_process = n_process
         self.also = dict(also or {})
+        self._words: frozenset[str] | None = None   # adjectives, adverbs and verbs (_not_nouns), read once
 
     def extract(self, chapters: Iterable[ChapterText], known: object = None) -> Iterator[ChapterExtraction]:
         """One ChapterExtraction per chapter, in order. Stopping early (closing the generator) stops the parse.
@@ -327,6 +328,19 @@ class OfflineExtractor:
             if close:
                 close()
 
+    def _not_nouns(self) -> frozenset[str]:
+        """The English words the pipeline's lemmatizer tables (WordNet's lemmas) know as adjectives, adverbs or
+        verbs and never as nouns: words that name nobody where only their place in a sentence capitalises them
+        ("Frantic, I dashed", "Postpone and postpone"), while a noun may be a surname ("Clay, at the Association")."""
+        try:
+            lemmatizer = (self.nlp or nlp_helpers.load_spacy()).get_pipe("lemmatizer")
+            index = lemmatizer.lookups.get_table("lemma_index")
+        except (KeyError, AttributeError, ValueError):  # a pipeline without the tables: none known
+            return frozenset()
+        strings = lemmatizer.vocab.strings
+        nouns = set(index.get(strings.add("noun"), []))
+        return frozenset(w for pos in ("adj", "adv", "verb") for w in index.get(strings.add(pos), []) if w not in nouns)
+
     def _lemma(self) -> Lemma:
         try:
             lemmatizer = (self.nlp or nlp_helpers.load_spacy()).get_pipe("lemmatizer")
@@ -344,8 +358,10 @@ class OfflineExtractor:
         stats: Counter[str] = Counter()
         parsed = [next(stream) for _ in range(len(chapter.chunks))]
         docs = [doc for doc, _ in parsed]
+        if self._words is None:
+            self._words = self._not_nouns()
         mentions = drop_exclamations(docs, propagate_names(docs, descriptor_mentions(
-            docs, [find_mentions(doc) for doc, _ in parsed])))
+            docs, [find_mentions(doc) for doc, _ in parsed])), self._words)
         spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]
         ner = [{m.name: m.type for m in per_doc} for per_doc in mentions]
         found = coref_rules.resolve_chapter([doc for doc, _ in parsed], spans, ner)

@@ -1,6 +1,6 @@
 """Typing and naming rules of issue 37 on small texts of our own (the packaged spaCy model parses them): named
-animals that act are characters, a maker's name and a capitalised common noun are things, an oath is no name, a
-place by its shape, and no fact whose object is its subject's own name. Each rule with a case where it must not
+animals that act are characters, a maker's name and a capitalised common noun are things, an oath is no name, nor
+a common word capitalised only by its place in the sentence, a place by its shape, and no fact whose object is its subject's own name. Each rule with a case where it must not
 fire."""
 from __future__ import annotations
 
@@ -63,6 +63,27 @@ def test_an_oath_or_a_lone_cry_is_no_name(extract) -> None:  # noqa: ANN001
     assert "Buck" in {m.name for m in called.mentions}   # a name called out that the chapter also uses
     treaty = extract("The treaty was ratified by George Washington, who signed it in Philadelphia.")
     assert "George Washington" in {m.name for m in treaty.mentions}   # "by X," in narration is no oath
+
+
+def test_a_word_capitalised_only_by_its_place_is_no_name(extract) -> None:  # noqa: ANN001
+    ext = extract("Rodney jerked his head. “No. Now, I know you, Martin. Postpone and postpone until it's too late, "
+                  "and the ship leaves.” Martin turned his back. “Water,” Wass said thoughtfully. “There must be "
+                  "water under the city.” Rodney was holding the gun ... and Wass was.... Then—“I can't think of "
+                  "anything else.” They walked on, and then they stopped.", "Anger rose in Martin. Frantic, I "
+                  "dashed from the apartment.")
+    names = {m.name for m in ext.mentions}
+    assert not {"Postpone", "Water", "Then", "Anger", "Frantic"} & names, names
+    assert {"Rodney", "Martin", "Wass"} <= names
+    rusty = extract("Rusty looked at the sky and the rusty gate. Curly, a good-natured Newfoundland, barked.")
+    assert {"Rusty", "Curly"} <= {m.name for m in rusty.mentions}   # a person to the model; an apposition
+    clay = extract("He was still unemployed. Clay, at the Association of Professional Engineers, who had sent him, "
+                   "smiled.")
+    assert "Clay" in {m.name for m in clay.mentions}   # a surname that is also a noun
+    grace = extract("Grace looked up. “Say grace,” she told him. Grace smiled.")
+    assert "Grace" in {m.name for m in grace.mentions}   # a given name, though the chapter writes it in lower case
+    rat = extract("The Water Rat rowed on. Water lapped at the boat, and the water was cold. Then the Water Rat "
+                  "said he was tired.")
+    assert "Water Rat" in {m.name for m in rat.mentions}   # a longer name that starts with the word
 
 
 def test_a_word_in_a_headings_capitals_is_no_name(extract) -> None:  # noqa: ANN001
