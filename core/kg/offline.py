@@ -21,7 +21,7 @@ from core.kg import coref as coref_rules
 from core.kg.filters import RULE_NAMES, violated_rule
 from core.kg.given_names import is_given_name
 from core.kg.mentions import Mention, descriptor_mentions, drop_exclamations, find_mentions, propagate_names
-from core.kg.names import parse_name
+from core.kg.names import parse_name, title_class
 from core.kg.openie import agreeing, as_phrase, text_of, triples_from_sentence
 from core.kg.states import STATES_VERSION, chapter_states
 from core.kg.types import CO_MENTIONED, CO_OCCURS, SPEAKS_TO, AliasLink, ChapterExtraction, NameMention, Triple
@@ -74,13 +74,17 @@ Lemma = Callable[["Token"], str]
 
 def same_referent(a: str, b: str) -> bool:
     """Whether two names can be one person's: equal, or one the first or last words of the other with no clashing
-    honorific, the longer one a person's name by its honorific or first name ("Thornton" / "John Thornton", "Darcy"
-    / "Mr. Darcy"; not "Mr. Bennet" / "Mrs. Bennet", nor "Jews" / "Atlas Jews" or "Africa" / "North Africa")."""
+    honorific, the longer one a person's name by its honorific or first name ("Thornton" / "John Thornton", "Mr.
+    Darcy" / "Mr. Fitzwilliam Darcy"), or one name under two honorifics of one class ("Mr. Poirot" / "Monsieur
+    Poirot"); not "Mr. Bennet" / "Mrs. Bennet", nor "Jews" / "Atlas Jews" or "Africa" / "North Africa")."""
     if a == b:
         return True
     pa, pb = parse_name(a), parse_name(b)
-    if pa.honorific and pb.honorific and pa.honorific != pb.honorific:
-        return False
+    if pa.honorific and pb.honorific:
+        if title_class(pa.honorific) != title_class(pb.honorific):
+            return False   # "Mr. Bennet" is not "Mrs. Bennet"
+        if pa.core == pb.core:
+            return True    # "Mr. Poirot" is "Monsieur Poirot"
     (short, _), (long_, long_parts) = sorted(((pa.core, pa), (pb.core, pb)), key=lambda x: len(x[0]))
     if not (long_parts.honorific or is_given_name(long_[0])):
         return False

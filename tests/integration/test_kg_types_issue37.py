@@ -121,6 +121,8 @@ def test_same_referent_by_name() -> None:
     assert same_referent("Thornton", "John Thornton") and same_referent("Jane", "Jane Bennet")
     assert not same_referent("Mr. Bennet", "Mrs. Bennet") and not same_referent("Hal", "John Thornton")
     assert not same_referent("Jews", "Atlas Jews") and not same_referent("Africa", "North Africa")   # no people
+    assert same_referent("Mr. Poirot", "Monsieur Poirot") and same_referent("Miss Cynthia", "Mademoiselle Cynthia")
+    assert not same_referent("Madame Poirot", "Mr. Poirot")
 
 
 def test_a_people_or_its_language_is_a_group_not_a_place(extract) -> None:  # noqa: ANN001
