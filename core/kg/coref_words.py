@@ -147,6 +147,9 @@ BODY_WORDS = frozenset({"army", "navy", "police", "government", "parliament", "s
                         "militia", "church", "company", "society", "association", "bureau", "department", "ministry",
                         "agency", "academy", "university", "college", "industries", "corporation", "inc.", "ltd."})
 PUBLICATION_WORDS = frozenset({"magazine", "journal", "gazette", "chronicle", "herald", "tribune"})
+# Made things, as a longer name's last word: "the Dixon Ray Rifle", "the Time Machine", "a Colt Revolver".
+THING_WORDS = frozenset({"rifle", "rifles", "pistol", "pistols", "revolver", "revolvers", "gun", "guns", "carbine",
+                         "musket", "cannon", "blaster", "blasters", "machine", "engine", "locomotive", "telescope"})
 # Words that make a longer name an event: its last word ("the Revolutionary War", "the French Revolution", "the
 # Boston Massacre"; not after "of": "The Art of War" is a book) or its first before "of" ("Battle of Waterloo").
 EVENT_WORDS = frozenset({"war", "wars", "battle", "revolution", "rebellion", "uprising", "siege", "massacre",
@@ -161,7 +164,7 @@ FEASTS = frozenset({"christmas", "michaelmas", "candlemas", "lammas", "martinmas
 def shape_type(name: str) -> str | None:
     """A type a name's shape gives, whatever a chapter's NER labels said: an event ("Revolutionary War", "Battle of
     Waterloo", a feast: "Michaelmas", "Christmas Eve"), an organization ("Army", "Outer Planets Alliance"), a
-    publication, an object ("Galaxy Magazine"), or
+    publication or a made thing, an object ("Galaxy Magazine", "Dixon Ray Rifle", "Time Machine"), or
     a people, a character ("Earthmen", "Frenchman", "the Headless Horseman": a last word in "-man" or "-men" that is
     no first name). None otherwise."""
     parts = parse_name(name)
@@ -174,7 +177,7 @@ def shape_type(name: str) -> str | None:
     if len(parts.core) >= 2 and (last in EVENT_WORDS and parts.core[-2].lower() != "of"   # not "Rules of War"
                                  or parts.core[0].lower() in EVENT_WORDS and parts.core[1].lower() == "of"):
         return "event"
-    if last in PUBLICATION_WORDS and len(parts.core) >= 2:
+    if (last in PUBLICATION_WORDS or last in THING_WORDS) and len(parts.core) >= 2:
         return "object"
     if last in BODY_WORDS:
         return "organization"

@@ -247,7 +247,7 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
     name mostly written with "the" ("the Narwhal", "the Government", "the Yeehats") is not a person unless it
     speaks or is "he"/"she" more than once ("the Queen", "the White Rabbit" are). A name the NER model mostly
     labels a nationality or a people (NORP), and never a place, is a group, whatever its prepositions say. A title
-    (labelled a work of art, or quoted on its own: “Sentimental Journey”) and a maker's name ("a Colt's
+    (mostly labelled a work of art, or quoted on its own: “Sentimental Journey”) and a maker's name ("a Colt's
     revolver") is a thing, and so is a one-word name that the chapter also writes in lower case at least as often
     (`common`: lower-case word counts), a common noun capitalised ("the womb of Time", "Life"), unless it is a first
     name or speaks, is addressed or is "he"/"she" more than once. Names without evidence keep their NER label,
@@ -277,7 +277,8 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
         weak = not honorific[name] and found.character_evidence[name] < 2
         if weak and peoples[name] * 2 > total[name] and not places[name] and name.endswith(DEMONYM_ENDINGS):
             out[name] = "organization"   # "the Germans", "in German": a people or its language, not a place
-        elif weak and (found.thing_evidence.get(name, 0) + works[name] >= max(person, 1)
+        elif weak and (found.thing_evidence.get(name, 0) + (works[name] if works[name] * 2 >= total[name] else 0)
+                       >= max(person, 1)
                      or (" " not in name and common[name.lower()] >= max(2, total[name])
                          and not is_given_name(name) and not place)):
             out[name] = "object"

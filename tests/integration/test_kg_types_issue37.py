@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.kg.offline import ChapterText, OfflineExtractor, same_referent
+from core.kg.coref_types import ChapterCoref
+from core.kg.mentions import Mention
+from core.kg.offline import ChapterText, OfflineExtractor, chapter_types, same_referent
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +132,16 @@ def test_a_people_or_its_language_is_a_group_not_a_place(extract) -> None:  # no
                            "Tunis sent a letter to the Consul in Tunis, and the Arabs of Tunis rode out."))
     assert types.get("German") == "organization" and types.get("Germans") == "organization", types
     assert types.get("Tunis") == "location", types   # a city the model may label a people keeps its place
+
+
+def test_one_work_of_art_label_does_not_make_an_addressed_man_a_thing() -> None:
+    """Muck Man's chapter 3: the model labels "Graybar" ORG five times, PERSON once and WORK_OF_ART once; he is
+    addressed once ("Whatever you say, Graybar,"). He is a character; a name mostly labelled a work stays a title."""
+    labels = ["ORG", "PERSON", "ORG", "ORG", "WORK_OF_ART", "ORG", "ORG"]
+    types = {"ORG": "organization", "PERSON": "character", "WORK_OF_ART": "object"}
+    graybar = [[Mention(k, k + 1, "Graybar", types[label], label=label) for k, label in enumerate(labels)]]
+    found = ChapterCoref(refs=[{}])
+    found.character_evidence["Graybar"] += 1
+    assert chapter_types(graybar, found)["Graybar"] == "character"
+    title = [[Mention(k, k + 2, "Sentimental Journey", "object", label="WORK_OF_ART") for k in range(0, 6, 2)]]
+    assert chapter_types(title, found).get("Sentimental Journey") == "object"

@@ -127,6 +127,14 @@ def test_a_war_a_battle_and_a_revolution_are_events_by_their_shape() -> None:
     assert _type(counts, "Rules of War") == "object"           # a book's title, not a war
 
 
+def test_a_made_thing_is_an_object_by_its_shape() -> None:
+    """Seen on The Happy Castaway's graph: "Dixon Ray Rifle" a character; The Time Machine's an organization."""
+    counts = [(1, "Dixon Ray Rifle", "character", 3), (1, "Time Machine", "organization", 9),
+              (1, "Gunn", "character", 2), (1, "John Ray", "character", 2)]
+    assert _type(counts, "Dixon Ray Rifle") == _type(counts, "Time Machine") == "object"
+    assert _type(counts, "Gunn") == _type(counts, "John Ray") == "character"
+
+
 def test_a_first_name_joins_the_full_name_that_has_it_before_a_familiar_forms_owner() -> None:
     groups = _groups([(1, "Dahl", "character", 23), (1, "Bob Dahl", "character", 1), (1, "Bob", "character", 2),
                       (1, "Robert", "character", 1)])
