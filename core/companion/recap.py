@@ -12,7 +12,7 @@ relationships, deaths and arrivals), with two changes for a recap of many chapte
   social tie first stated (W_NEW_RELATION), located at their sentence.
 Sentences are then taken best first across the range while they fit the length, each further sentence of a chapter
 counting CHAPTER_DECAY times less (so a long range is covered rather than its busiest chapter), none repeating a taken
-one, and printed in story order. The graph of each chapter k reads only chapters up to k (chapter_signals), and the
+one and none cut out of a quotation (quoted_sentences: half a speech), and printed in story order. The graph of each chapter k reads only chapters up to k (chapter_signals), and the
 sentences come from chapters a..b: nothing after b can enter.
 """
 from __future__ import annotations
@@ -26,6 +26,8 @@ from dataclasses import dataclass, field, replace
 from core.continuity.summary import NOT_STATED
 from core.kg.characters import is_character
 from core.kg.graph import GraphData
+from core.ingest.sentences import split_sentences
+from core.nlp import clean_for_parsing
 from core.stopwords import ENGLISH
 from core.summarize.extractive import (DIALOGUE_FACTOR, GRAPH_SHARE, MIN_WORDS, REDUNDANT, W_DEATH, W_NEW_RELATION,
                                        SentenceIndex, chapter_sentences, graph_points)
@@ -34,6 +36,7 @@ from core.summarize.signals import chapter_signals
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _OPENING_QUOTE = ("“", '"', "‘", "'")
+_PARAGRAPH = re.compile(r"\n\s*\n")
 MAIN_CHARACTERS = 5          # the range's main characters: the most named in chapters a..b
 CHAPTER_DECAY = 0.6          # each further sentence of one chapter counts this much less than the one before
 GRAPH_CAP = 4.0              # as core.summarize.extractive: a sentence's graph points are capped here
@@ -115,6 +118,33 @@ def _state_points(data: GraphData, chapter: int, sentences: Sequence[str]) -> tu
     return points, reasons
 
 
+def _after(sentence: str, inside: bool) -> bool:
+    """Whether a quotation is still open after `sentence`, given whether one was open before it (curly quotes open
+    and close; a straight double quote turns; single quotes are left alone, being apostrophes as often)."""
+    for ch in sentence:
+        if ch == "“":
+            inside = True
+        elif ch == "”":
+            inside = False
+        elif ch == '"':
+            inside = not inside
+    return inside
+
+
+def quoted_sentences(text: str) -> list[tuple[str, bool]]:
+    """The chapter's sentences (core.summarize.extractive.chapter_sentences), each with whether it is cut out of a
+    quotation: begun inside one ('Your eyes,” she said') or leaving one open ('She said: “He's mine.'). A quotation
+    is followed within its paragraph only (a speech over several paragraphs reopens each one)."""
+    out: list[tuple[str, bool]] = []
+    for paragraph in _PARAGRAPH.split(clean_for_parsing(text)):
+        inside = False
+        for sentence in (s for s in split_sentences(paragraph) if s.strip()):
+            after = _after(sentence, inside)
+            out.append((sentence, inside or after))
+            inside = after
+    return out
+
+
 def score_chapter(data: GraphData | None, chapter: int, text: str,
                   main: tuple[str, ...]) -> tuple[list[str], list[float], list[tuple[str, ...]]]:
     """(sentences, scores in [0, 1], reasons) of one chapter for a recap whose main characters are `main`."""
@@ -150,11 +180,15 @@ def recap(chapters: Sequence[tuple[int, str]], data: GraphData | None, target_wo
     used_graph = data is not None and data.chapters >= first
     main = range_main(data, first, last) if data is not None else ()
     pool: list[tuple[int, int, str, float, tuple[str, ...]]] = []     # chapter, index, text, score, reasons
+    cut: set[tuple[int, str]] = set()
     for k, text in chapters:
         sentences, scores, reasons = score_chapter(data, k, text, main)
         pool.extend((k, i, s, sc, reasons[i]) for i, (s, sc) in enumerate(zip(sentences, scores)))
+        cut.update((k, s) for s, is_cut in quoted_sentences(text) if is_cut)
     if not pool:
         raise ValueError("These chapters have no text to recap.")
+    whole = [p for p in pool if (p[0], p[2]) not in cut]   # half a speech is no recap sentence, unless all are
+    pool = whole or pool
     chosen = _choose(pool, target_words, decay)
     notes = [] if used_graph else ["No knowledge graph covers these chapters yet: sentences were chosen by salience "
                                    "alone. Build the graph to prefer the main characters' events."]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.companion.recap import _choose, recap
+from core.companion.recap import _choose, quoted_sentences, recap
 from core.companion.xray import xray
 from core.kg.graph import GraphData, graph_as_of
 
@@ -38,6 +38,21 @@ def test_a_chapter_counts_less_for_each_sentence_taken_from_it() -> None:
     spread = [p[0] for p in _choose(pool, 30, decay=0.3)]
     assert flat.count(1) == 4 and set(spread) == {1, 2, 3} and spread.count(1) < 4
     assert spread == sorted(spread)                                         # story order
+
+
+def test_no_sentence_cut_out_of_a_quotation_enters_the_recap() -> None:
+    text = ("Jonathan leaped to his feet. She said in an angry voice: “He's mine. You will not take him from me.” "
+            "The men laughed.\n\n\"Oh. Your eyes,\" she said, \"are like deep mysterious pools.\" He blushed.\n\n"
+            "“I went to the town. I saw him there.\n\n“Then I came back,” he said.")
+    cut = dict(quoted_sentences(text))
+    assert cut["She said in an angry voice: “He's mine."] and cut["You will not take him from me.”"]
+    assert cut['"Oh.'] and cut['Your eyes," she said, "are like deep mysterious pools."']
+    assert cut["I saw him there."] and not cut["“Then I came back,” he said."]   # each paragraph reopens
+    assert not any(cut[s] for s in ("Jonathan leaped to his feet.", "The men laughed.", "He blushed."))
+    told = recap([(1, text)], None, 60)
+    assert {s.text for s in told.sentences} <= {s for s, c in cut.items() if not c}
+    speech = recap([(1, "“I went to the town. I saw him there.")], None, 5)
+    assert speech.sentences                                  # a chapter of nothing but a cut speech still has one
 
 
 def test_bad_requests_are_refused() -> None:
