@@ -12,8 +12,9 @@ relationships, deaths and arrivals), with two changes for a recap of many chapte
   social tie first stated (W_NEW_RELATION), located at their sentence.
 Sentences are then taken best first across the range while they fit the length, each further sentence of a chapter
 counting CHAPTER_DECAY times less (so a long range is covered rather than its busiest chapter), none repeating a taken
-one and none cut out of a quotation (quoted_sentences: half a speech), and printed in story order. The graph of each chapter k reads only chapters up to k (chapter_signals), and the
-sentences come from chapters a..b: nothing after b can enter.
+one and none cut out of a quotation (quoted_sentences: half a speech), and printed in story order. The graph of
+each chapter k reads only chapters up to k (chapter_signals), and the sentences come from chapters a..b: nothing
+after b can enter.
 """
 from __future__ import annotations
 
