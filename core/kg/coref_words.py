@@ -150,6 +150,12 @@ PUBLICATION_WORDS = frozenset({"magazine", "journal", "gazette", "chronicle", "h
 # Made things, as a longer name's last word: "the Dixon Ray Rifle", "the Time Machine", "a Colt Revolver".
 THING_WORDS = frozenset({"rifle", "rifles", "pistol", "pistols", "revolver", "revolvers", "gun", "guns", "carbine",
                          "musket", "cannon", "blaster", "blasters", "machine", "engine", "locomotive", "telescope"})
+# Offices held by one person, as a longer name's last word ("the Prime Minister", "the Zone Commandant", "Attorney
+# General") or its first before "of" ("the Commandant of Space Research", "the Minister of War"): a character.
+OFFICE_WORDS = frozenset({"minister", "president", "chancellor", "secretary", "ambassador", "commandant",
+                          "commissioner", "governor", "general", "admiral", "marshal", "premier", "senator", "mayor",
+                          "consul", "inspector", "superintendent", "sergeant", "lieutenant", "director", "treasurer",
+                          "viceroy", "sultan", "emperor", "bey", "pasha"})
 # Words that make a longer name an event: its last word ("the Revolutionary War", "the French Revolution", "the
 # Boston Massacre"; not after "of": "The Art of War" is a book) or its first before "of" ("Battle of Waterloo").
 EVENT_WORDS = frozenset({"war", "wars", "battle", "revolution", "rebellion", "uprising", "siege", "massacre",
@@ -164,7 +170,8 @@ FEASTS = frozenset({"christmas", "michaelmas", "candlemas", "lammas", "martinmas
 def shape_type(name: str) -> str | None:
     """A type a name's shape gives, whatever a chapter's NER labels said: an event ("Revolutionary War", "Battle of
     Waterloo", a feast: "Michaelmas", "Christmas Eve"), an organization ("Army", "Outer Planets Alliance"), a
-    publication or a made thing, an object ("Galaxy Magazine", "Dixon Ray Rifle", "Time Machine"), or
+    publication or a made thing, an object ("Galaxy Magazine", "Dixon Ray Rifle", "Time Machine"), an office, a
+    character ("Prime Minister", "Commandant of Space Research"), or
     a people, a character ("Earthmen", "Frenchman", "the Headless Horseman": a last word in "-man" or "-men" that is
     no first name). None otherwise."""
     parts = parse_name(name)
@@ -179,6 +186,9 @@ def shape_type(name: str) -> str | None:
         return "event"
     if (last in PUBLICATION_WORDS or last in THING_WORDS) and len(parts.core) >= 2:
         return "object"
+    if len(parts.core) >= 2 and (last in OFFICE_WORDS and parts.core[-2].lower() != "of"
+                                 or words[0] in OFFICE_WORDS and words[1] == "of"):
+        return "character"
     if last in BODY_WORDS:
         return "organization"
     word = parts.core[-1]   # "Frenchman"; "the Headless Horseman": a name whose last word is one

@@ -135,6 +135,18 @@ def test_a_made_thing_is_an_object_by_its_shape() -> None:
     assert _type(counts, "Gunn") == _type(counts, "John Ray") == "character"
 
 
+def test_an_office_is_a_character_by_its_shape() -> None:
+    """Seen on Press Cuttings' and TIME and the WOMAN's graphs: "Prime Minister" a thing, "Commandant of Space
+    Research" an organization."""
+    counts = [(1, "Prime Minister", "object", 3), (1, "Commandant of Space Research", "organization", 2),
+              (1, "Bey of Tunis", "location", 5), (1, "Department of State", "organization", 2),
+              (1, "General Post Office", "location", 2)]
+    assert _type(counts, "Prime Minister") == _type(counts, "Commandant of Space Research") == "character"
+    assert _type(counts, "Bey of Tunis") == "character"
+    assert _type(counts, "Department of State") == "organization"   # no office in it
+    assert _type(counts, "General Post Office") == "location"       # "General" first, but no "of"
+
+
 def test_a_first_name_joins_the_full_name_that_has_it_before_a_familiar_forms_owner() -> None:
     groups = _groups([(1, "Dahl", "character", 23), (1, "Bob Dahl", "character", 1), (1, "Bob", "character", 2),
                       (1, "Robert", "character", 1)])
