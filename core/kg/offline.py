@@ -337,12 +337,13 @@ class OfflineExtractor:
         """The English words the pipeline's lemmatizer tables (WordNet's lemmas) know as adjectives, adverbs or
         verbs and never as nouns: words that name nobody where only their place in a sentence capitalises them
         ("Frantic, I dashed", "Postpone and postpone"), while a noun may be a surname ("Clay, at the Association")."""
+        nlp = self.nlp or nlp_helpers.load_spacy()
         try:
-            lemmatizer = (self.nlp or nlp_helpers.load_spacy()).get_pipe("lemmatizer")
+            lemmatizer: Any = nlp.get_pipe("lemmatizer")
             index = lemmatizer.lookups.get_table("lemma_index")
         except (KeyError, AttributeError, ValueError):  # a pipeline without the tables: none known
             return frozenset()
-        strings = lemmatizer.vocab.strings
+        strings = nlp.vocab.strings
         nouns = set(index.get(strings.add("noun"), []))
         return frozenset(w for pos in ("adj", "adv", "verb") for w in index.get(strings.add(pos), []) if w not in nouns)
 
