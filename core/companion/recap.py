@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from core.continuity.summary import NOT_STATED
+from core.ingest.sentences import split_sentences
 from core.kg.characters import is_character
 from core.kg.graph import GraphData
-from core.ingest.sentences import split_sentences
 from core.nlp import clean_for_parsing
 from core.stopwords import ENGLISH
 from core.summarize.extractive import (DIALOGUE_FACTOR, GRAPH_SHARE, MIN_WORDS, REDUNDANT, W_DEATH, W_NEW_RELATION,

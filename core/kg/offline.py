@@ -314,7 +314,7 @@ class OfflineExtractor:
         self.batch_size = batch_size
         self.n_process = n_process
         self.also = dict(also or {})
-        self._words: frozenset[str] | None = None   # adjectives, adverbs and verbs (_not_nouns), read once
+        self._not_noun_words: frozenset[str] | None = None   # English words never nouns (_not_nouns), read once
 
     def extract(self, chapters: Iterable[ChapterText], known: object = None) -> Iterator[ChapterExtraction]:
         """One ChapterExtraction per chapter, in order. Stopping early (closing the generator) stops the parse.
@@ -364,10 +364,10 @@ class OfflineExtractor:
         stats: Counter[str] = Counter()
         parsed = [next(stream) for _ in range(len(chapter.chunks))]
         docs = [doc for doc, _ in parsed]
-        if self._words is None:
-            self._words = self._not_nouns()
+        if self._not_noun_words is None:
+            self._not_noun_words = self._not_nouns()
         mentions = drop_exclamations(docs, propagate_names(docs, descriptor_mentions(
-            docs, [find_mentions(doc) for doc, _ in parsed])), self._words)
+            docs, [find_mentions(doc) for doc, _ in parsed])), self._not_noun_words)
         spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]
         ner = [{m.name: m.type for m in per_doc} for per_doc in mentions]
         found = coref_rules.resolve_chapter([doc for doc, _ in parsed], spans, ner)
