@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from core.companion.quotes import cut_out
 from core.continuity.summary import NOT_STATED
 from core.ingest.sentences import split_sentences
 from core.kg.characters import is_character
@@ -119,30 +120,14 @@ def _state_points(data: GraphData, chapter: int, sentences: Sequence[str]) -> tu
     return points, reasons
 
 
-def _after(sentence: str, inside: bool) -> bool:
-    """Whether a quotation is still open after `sentence`, given whether one was open before it (curly quotes open
-    and close; a straight double quote turns; single quotes are left alone, being apostrophes as often)."""
-    for ch in sentence:
-        if ch == "“":
-            inside = True
-        elif ch == "”":
-            inside = False
-        elif ch == '"':
-            inside = not inside
-    return inside
-
-
 def quoted_sentences(text: str) -> list[tuple[str, bool]]:
     """The chapter's sentences (core.summarize.extractive.chapter_sentences), each with whether it is cut out of a
     quotation: begun inside one ('Your eyes,” she said') or leaving one open ('She said: “He's mine.'). A quotation
     is followed within its paragraph only (a speech over several paragraphs reopens each one)."""
     out: list[tuple[str, bool]] = []
     for paragraph in _PARAGRAPH.split(clean_for_parsing(text)):
-        inside = False
-        for sentence in (s for s in split_sentences(paragraph) if s.strip()):
-            after = _after(sentence, inside)
-            out.append((sentence, inside or after))
-            inside = after
+        sentences = [s for s in split_sentences(paragraph) if s.strip()]
+        out.extend(zip(sentences, cut_out(sentences)))
     return out
 
 

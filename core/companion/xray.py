@@ -25,6 +25,7 @@ from typing import Any
 
 import networkx as nx
 
+from core.companion.quotes import begins_inside, inside_before, open_after
 from core.continuity.model import Entities
 from core.continuity.summary import established
 from core.kg.characters import is_character
@@ -127,16 +128,24 @@ def _words_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
 
 
 def introduction(graph: nx.MultiDiGraph, node: str, sentences_of: SentencesOf) -> Cited | None:
-    """The first sentence of the node's first chapter that names it (by a name known then); else the sentence of its
-    first fact."""
+    """The first sentence of the node's first chapter that names it (by a name known then), with the sentences that
+    close a quotation it opens (_closing_quotation); the first such that is a whole speech where the first is not
+    (begun inside a quotation, or left open after two more sentences); else the sentence of its first fact."""
     d = graph.nodes[node]
     pattern = _words_pattern(d["aliases"])
     first = d["first_chapter"]
     if pattern is not None:
         sentences = sentences_of(first)
+        found: Cited | None = None
+        inside = inside_before(sentences)
         for i, sentence in enumerate(sentences):
             if pattern.search(sentence):
-                return Cited(first, _closing_quotation(sentences, i), "introduced")
+                told = Cited(first, _closing_quotation(sentences, i), "introduced")
+                if not (inside[i] or begins_inside(sentence)) and not open_after(told.sentence, False):
+                    return told         # whole: not begun in the middle of a speech, nor left open
+                found = found or told
+        if found is not None:
+            return found
     edges = sorted((e for _, _, e in (*graph.out_edges(node, data=True), *graph.in_edges(node, data=True))),
                    key=lambda e: (e["chapter"], e.get("chunk_index", 0)))
     return Cited(edges[0]["chapter"], " ".join(edges[0]["evidence"].split()), "introduced") if edges else None

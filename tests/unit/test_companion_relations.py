@@ -76,3 +76,20 @@ def test_the_introducing_sentence_is_not_cut_inside_what_is_said() -> None:
     assert told.sentence == 'She said, "I\'m Ann. Ann Clotilde. I was hunting."'
     closed = ['"Ann Clotilde," she said.', 'Jonathan stared.']
     assert introduction(graph, "e2", lambda k: closed).sentence == '"Ann Clotilde," she said.'
+
+
+def test_the_introduction_is_a_whole_speech_where_the_first_naming_one_is_not() -> None:
+    """A speech longer than three sentences stayed open on the card; one begun in its middle showed its closing mark
+    alone. The first naming sentence that is whole is taken then; when none is, the first as before."""
+    from core.companion.xray import introduction
+    graph = _graph()
+    graph.nodes["e2"].update(aliases=["Ann"], first_chapter=1)
+    long = ['She said, "I\'m Ann.', 'I was hunting.', 'I saw your ship.', 'You were thrown clear.', 'Come."',
+            'Ann led him to the cave.']
+    assert introduction(graph, "e2", lambda k: long).sentence == "Ann led him to the cave."
+    middle = ['"Oh.', 'Your eyes," Ann said, "are like pools."', 'Jonathan blushed.', 'Ann laughed at him.']
+    told = introduction(graph, "e2", lambda k: middle)
+    assert told is not None and told.sentence == "Ann laughed at him."
+    only = ['"Oh.', 'Your eyes," Ann said, "are like pools."']
+    told = introduction(graph, "e2", lambda k: only)
+    assert told is not None and told.sentence == 'Your eyes," Ann said, "are like pools."'

@@ -1,0 +1,52 @@
+"""Where a quotation opens and closes across sentences, for the companion's views (the recap never shows half a
+speech; an X-Ray card's introduction prefers a whole one). Curly double quotes open and close; a straight double
+quote turns; single quotes are left alone, being apostrophes as often."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def open_after(sentence: str, inside: bool) -> bool:
+    """Whether a quotation is still open after `sentence`, given whether one was open before it."""
+    for ch in sentence:
+        if ch == "“":
+            inside = True
+        elif ch == "”":
+            inside = False
+        elif ch == '"':
+            inside = not inside
+    return inside
+
+
+def inside_before(sentences: Sequence[str]) -> list[bool]:
+    """For each of consecutive sentences (one paragraph, or a chapter where paragraphs are unknown), whether a
+    quotation is open where it begins. A sentence that starts with a quotation mark starts a speech, so none is open
+    before it: a speech over several paragraphs, reopened each time, cannot turn the count of straight marks."""
+    out: list[bool] = []
+    inside = False
+    for sentence in sentences:
+        if sentence.lstrip()[:1] in ('"', "“"):
+            inside = False
+        out.append(inside)
+        inside = open_after(sentence, inside)
+    return out
+
+
+def cut_out(sentences: Sequence[str]) -> list[bool]:
+    """For each of consecutive sentences, whether it is cut out of a quotation: begun inside one or leaving one
+    open."""
+    return [before or open_after(s, before) for s, before in zip(sentences, inside_before(sentences))]
+
+
+def begins_inside(sentence: str) -> bool:
+    """Whether a sentence, read alone, begins inside a quotation: its first quotation mark closes one ('Your eyes,"
+    she said', 'I was hunting.”'). Local, so a chapter whose marks do not pair up (a speech over several paragraphs
+    reopened with straight quotes) cannot mislead it; a sentence without marks cannot tell and is taken as whole."""
+    for i, ch in enumerate(sentence):
+        if ch == "”":
+            return True
+        if ch == "“":
+            return False
+        if ch == '"':
+            return i > 0 and not sentence[i - 1].isspace() and sentence[i - 1] not in "([{—–-"
+    return False
