@@ -18,14 +18,15 @@ def open_after(sentence: str, inside: bool) -> bool:
     return inside
 
 
-def inside_before(sentences: Sequence[str]) -> list[bool]:
+def inside_before(sentences: Sequence[str], restart: bool = False) -> list[bool]:
     """For each of consecutive sentences (one paragraph, or a chapter where paragraphs are unknown), whether a
-    quotation is open where it begins. A sentence that starts with a quotation mark starts a speech, so none is open
-    before it: a speech over several paragraphs, reopened each time, cannot turn the count of straight marks."""
+    quotation is open where it begins. With `restart` (a chapter's sentences, paragraphs unknown), a sentence that
+    starts with a quotation mark starts a speech, so none is open before it: a speech over several paragraphs,
+    reopened each time, cannot turn the count of straight marks."""
     out: list[bool] = []
     inside = False
     for sentence in sentences:
-        if sentence.lstrip()[:1] in ('"', "“"):
+        if restart and sentence.lstrip()[:1] in ('"', "“"):
             inside = False
         out.append(inside)
         inside = open_after(sentence, inside)
@@ -33,7 +34,7 @@ def inside_before(sentences: Sequence[str]) -> list[bool]:
 
 
 def cut_out(sentences: Sequence[str]) -> list[bool]:
-    """For each of consecutive sentences, whether it is cut out of a quotation: begun inside one or leaving one
+    """For each of one paragraph's sentences, whether it is cut out of a quotation: begun inside one or leaving one
     open."""
     return [before or open_after(s, before) for s, before in zip(sentences, inside_before(sentences))]
 

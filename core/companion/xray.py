@@ -137,7 +137,7 @@ def introduction(graph: nx.MultiDiGraph, node: str, sentences_of: SentencesOf) -
     if pattern is not None:
         sentences = sentences_of(first)
         found: Cited | None = None
-        inside = inside_before(sentences)
+        inside = inside_before(sentences, restart=True)
         for i, sentence in enumerate(sentences):
             if pattern.search(sentence):
                 told = Cited(first, _closing_quotation(sentences, i), "introduced")
