@@ -184,14 +184,10 @@ def _closing_quotation(sentences: Sequence[str], i: int, more: int = 2) -> str:
     Ann.' goes on to 'Ann Clotilde.'): a card shows what the speaker said, not half of it."""
     text = " ".join(sentences[i].split())
     for nxt in sentences[i + 1:i + 1 + more]:
-        if not _open_quote(text):
+        if not open_after(text, False):
             break
         text += " " + " ".join(nxt.split())
     return text
-
-
-def _open_quote(text: str) -> bool:
-    return text.count('"') % 2 == 1 or text.count("“") > text.count("”")
 
 
 def _label(edge: dict[str, Any]) -> str:
