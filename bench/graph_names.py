@@ -53,23 +53,20 @@ def source_path(shared: Path, gold: dict[str, Any]) -> Path:
 
 def source_text(shared: Path, gold: dict[str, Any]) -> tuple[str, bytes]:
     """The file name and bytes to import: a book file, or one story of SQuALITY or QuALITY's dev set (by passage id,
-    or by the slug of its title)."""
+    or by the slug of its title), or one NarrativeQA plot summary (by the first 10 hex digits of its text's SHA-1)."""
     path = source_path(shared, gold)
-    if gold["source"] == "narrativeqa":   # a plot summary, named by the first 10 hex digits of its text's SHA-1
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if path.suffix != ".jsonl":
+        return path.name, path.read_bytes()
+    book = gold["book"]
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if gold["source"] == "narrativeqa":
         doc = next(r["passage"] for r in rows
-                   if "narrativeqa-" + hashlib.sha1(r["passage"].encode("utf-8")).hexdigest()[:10] == gold["book"])
-        return f"{gold['book']}.txt", doc.encode("utf-8")
-    if gold["source"] == "squality":
-        wanted = gold["book"].removeprefix("squality-")
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        doc = next(r["document"] for r in rows if str(r["metadata"]["passage_id"]) == wanted)
-        return f"{gold['book']}.txt", doc.encode("utf-8")
-    if gold["source"] == "quality":
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        doc = next(r["article"] for r in rows if "quality-" + slug(r["title_guess"]) == gold["book"])
-        return f"{gold['book']}.txt", doc.encode("utf-8")
-    return path.name, path.read_bytes()
+                   if "narrativeqa-" + hashlib.sha1(r["passage"].encode("utf-8")).hexdigest()[:10] == book)
+    elif gold["source"] == "squality":
+        doc = next(r["document"] for r in rows if str(r["metadata"]["passage_id"]) == book.removeprefix("squality-"))
+    else:
+        doc = next(r["article"] for r in rows if "quality-" + slug(r["title_guess"]) == book)
+    return f"{book}.txt", doc.encode("utf-8")
 
 
 def slug(title: str) -> str:
