@@ -29,6 +29,22 @@ def _is_speech_verb(tok: Token) -> bool:
     return tok.pos_ == "VERB" and tok.lower_ in SPEECH_LEMMAS
 
 
+def _opens_a_broken_sentence(state: ChapterState, d: int, end: int, last: int, reach: int = 12) -> bool:
+    """Whether a quotation holds only a name and its comma, and the speech goes on in lower case after the speech
+    verb: '"Skipper," Wass said carefully, "if we don't get out..."' calls Skipper (the sentence runs on past the
+    tag), where '"Water," Wass said thoughtfully. "There must be..."' says a word."""
+    doc = state.docs[d]
+    depths, _, paragraphs = state.levels[d]
+    if end > last or doc[end].text != "," or any(doc[k].is_alpha for k in range(end, last + 1)):
+        return False
+    for k in range(last + 1, min(len(doc), last + 1 + reach)):
+        if paragraphs[k] != paragraphs[last]:
+            return False
+        if depths[k] >= 1 and doc[k].is_alpha:
+            return doc[k].is_lower
+    return False
+
+
 class DialogueMixin:
     """Quotations, speakers and addressees of a _Chapter."""
 
@@ -63,7 +79,8 @@ class DialogueMixin:
             start = m.start
             while start > first and doc[start - 1].lower_ in VOCATIVE_WORDS:
                 start -= 1                               # "My dear Victor,", "Welcome, my dearest Victor"
-            if start == m.start and m.name not in self.narrated and prior_gender(m.name) is None:
+            if (start == m.start and m.name not in self.narrated and prior_gender(m.name) is None
+                    and not _opens_a_broken_sentence(self, d, m.end, last)):
                 continue                                 # "Merry Christmas!", "Thank'ee!": exclamations, not people
             before = doc[start - 1].text if start > 0 else ""
             after = doc[m.end].text if m.end < len(doc) else ""

@@ -175,9 +175,17 @@ def _title_run(doc: Doc, start: int, covered: set[int]) -> int:
     return end
 
 
+_SPEECH_QUOTES = frozenset({'"', "\u201c", "\u201d", "\u2018", "\u2019", "'"})
+
+
 def _speech_vote(doc: Doc, mention: Mention) -> Mention:
+    """A name the parse makes the subject of a speech verb is someone who speaks ("Wass said"), unless a quotation
+    mark stands between the two: then the name is what is said or whom it is said to ('"Water," Wass said')."""
     root = doc[mention.end - 1]
     if not mention.evidence and root.dep_ == "nsubj" and root.head.lower_ in SPEECH_VERBS:
+        lo, hi = (mention.end, root.head.i) if root.head.i >= mention.end else (root.head.i + 1, mention.start)
+        if any(doc[k].text in _SPEECH_QUOTES for k in range(lo, hi)):
+            return mention
         return Mention(mention.start, mention.end, mention.name, "character", True, mention.label)
     return mention
 

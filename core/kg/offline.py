@@ -295,7 +295,8 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-8"   # 8: no names capitalised only by their place. 7: "Mr. Bennet has" for "I have". 6: "sat on"
+VERSION = "offline-9"   # 9: no speaker inside a quotation; "Skipper," calls. 8: no names capitalised by their place.
+# 7: "Mr. Bennet has" for "I have". 6: "sat on"
 
 
 class OfflineExtractor:

@@ -446,3 +446,12 @@ def test_a_negated_copula_reads_with_its_not_after_the_verb(extract):
     ext = extract('"Lizzy is not half so handsome as Jane," said Mrs. Bennet.')
     labels = {t.label for t in ext.triples if t.object == "Jane"}
     assert labels == {"is not handsome as"}
+
+
+def test_a_name_that_breaks_off_a_sentence_is_called(parse):
+    _, found, _ = parse("Martin looked at them. Rodney sat.\n\n\"Skipper,\" Wass said carefully, \"if we don't get "
+                        "out of this place by the deadline we may be eating these.\"")
+    assert [q.addressee for q in found.quotes] == ["Skipper", None]   # the sentence goes on past the speech verb
+    _, found, _ = parse("Martin looked at them. Rodney sat.\n\n\"Skipper,\" Wass said thoughtfully. \"There must be "
+                        "reservoirs under this city somewhere.\"")
+    assert [q.addressee for q in found.quotes] == [None, None]   # a word said on its own, then a new sentence

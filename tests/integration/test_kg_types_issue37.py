@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from core.kg.coref_types import ChapterCoref
-from core.kg.mentions import Mention
+from core import nlp
+from core.kg.mentions import Mention, _speech_vote
 from core.kg.offline import ChapterText, OfflineExtractor, chapter_types, same_referent
 
 
@@ -145,3 +146,16 @@ def test_one_work_of_art_label_does_not_make_an_addressed_man_a_thing() -> None:
     assert chapter_types(graybar, found)["Graybar"] == "character"
     title = [[Mention(k, k + 2, "Sentimental Journey", "object", label="WORK_OF_ART") for k in range(0, 6, 2)]]
     assert chapter_types(title, found).get("Sentimental Journey") == "object"
+
+
+
+def test_a_word_inside_a_quotation_is_not_its_speaker() -> None:
+    doc = nlp.load_spacy()(nlp.clean_for_parsing(
+        "Martin turned his back. “Skip it, Rodney,” he said gently.\n\n“Water,” Wass said thoughtfully. “There must "
+        "be reservoirs under this city somewhere.”"))
+    at = {t.text: t.i for t in doc}
+    assert doc[at["Water"]].dep_ == "nsubj" and doc[at["Wass"]].dep_ == "nsubj"   # the parse makes both speak
+
+    def vote(word: str) -> bool:
+        return _speech_vote(doc, Mention(at[word], at[word] + 1, word, "thing", False, "WORK_OF_ART")).evidence
+    assert not vote("Water") and vote("Wass")   # what is said is no speaker; the name outside the quotation is
