@@ -36,6 +36,8 @@ _CREDITS = re.compile(
     r"|E-?text (?:was )?(?:prepared|produced)|This (?:e-?text|e-?book|file) was (?:produced|prepared|created))\b",
     re.IGNORECASE)
 _ILLUSTRATION = re.compile(r"\[Illustration[^\]]{0,2000}\]", re.IGNORECASE)
+# An illustrated initial: "[Illustration: H]ERE, at last, is" is the word "HERE" with its first letter drawn.
+_DROP_CAP = re.compile(r"\[Illustration:\s*([A-Z])\]")
 # An underscore that opens or closes a word marks italics in Gutenberg texts; snake_case words are left alone. The
 # pattern starts with the underscore itself (the checks on the character before it look back past it), so the
 # regex engine jumps from underscore to underscore instead of trying both lookbehinds at every character.
@@ -73,9 +75,10 @@ def strip_gutenberg(text: str) -> GutenbergText:
 
 
 def strip_transcription_marks(text: str) -> str:
-    """Remove [Illustration: ...] markers, transcribers' notes and the underscores that mark italics: noise for
-    reading, and a note's "Galaxy Magazine", "U.S." and "Transcriber" would enter the graph as names."""
-    text = strip_transcriber_notes(_ILLUSTRATION.sub("", text))
+    """Remove [Illustration: ...] markers (an illustrated initial keeps its letter: "[Illustration: H]ERE" reads
+    "HERE"), transcribers' notes and the underscores that mark italics: noise for reading, and a note's "Galaxy
+    Magazine", "U.S." and "Transcriber" would enter the graph as names."""
+    text = strip_transcriber_notes(_ILLUSTRATION.sub("", _DROP_CAP.sub(r"\1", text)))
     return _ITALIC.sub("", text)
 
 

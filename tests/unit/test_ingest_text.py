@@ -146,6 +146,12 @@ def test_transcription_marks_are_removed_but_snake_case_stays() -> None:
     assert strip_transcription_marks(text) == "A nil value in my_var.\n\n\n\nTo Mrs. Saville, England."
 
 
+def test_an_illustrated_initial_keeps_its_letter() -> None:
+    text = "CHAPTER XII.\n\n[Illustration: H]ERE, at last, is the bill.\n\n[Illustration: A] man came. [Illustration: B]"
+    assert strip_transcription_marks(text) == "CHAPTER XII.\n\nHERE, at last, is the bill.\n\nA man came. B"
+    assert strip_transcription_marks("[Illustration: A dog]Buck ran.") == "Buck ran."   # a caption, not a letter
+
+
 def test_title_page_of_a_plain_text_file_gives_title_and_author() -> None:
     text = "THE HARBOUR TALE\n\nby Ann Example\n\n\n" + STORY
     book = read_book("tale.txt", text.encode())
