@@ -16,10 +16,18 @@ COPULAS = frozenset({"be", "is", "was", "were", "are", "been", "being"})
 DETERMINERS = frozenset({"a", "an", "the", "his", "her", "their", "my", "your", "our", "its"})
 
 if TYPE_CHECKING:  # pragma: no cover
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
     from core.kg.coref_types import NamedSpan
     from core.kg.coref_state import ChapterState
+
+
+def _who_clause(head: Token, name: Token) -> bool:
+    """Whether a relative clause after the name opens with "who" or "whom" ("Flavian, who is", and on the noun the
+    name is in apposition with: "a young knight, Cornelius, who becomes a friend"), which English says of people
+    (and of animals treated as people), not of places or things."""
+    return any(c.dep_ == "relcl" and any(g.lower_ in ("who", "whom") and name.i < g.i < c.i for g in c.children)
+               for c in head.children)
 
 
 class EvidenceMixin:
@@ -99,6 +107,8 @@ class EvidenceMixin:
             self.out.character_evidence[m.name] += 2
         elif root.dep_ in SUBJECT_DEPS and head.pos_ in ("VERB", "AUX") and head.lower_ in ANIMATE_VERBS:
             self.out.character_evidence[m.name] += 1
+        elif _who_clause(root, root) or (root.dep_ == "appos" and _who_clause(root.head, root)):
+            self.out.character_evidence[m.name] += 2   # "Cornelius, who becomes a friend": "who" is said of people
         opens = m.start > 0 and doc[m.start - 1].text in ("“", '"')
         closes = m.end < len(doc) and doc[m.end].text in ("”", '"')
         if opens and closes and m.end - m.start >= 2:

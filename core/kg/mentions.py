@@ -9,6 +9,7 @@ it (propagate_names). A letter's signature is a character's name (core.kg.letter
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -308,25 +309,52 @@ def _capitalised_by_position(doc: Doc, m: Mention) -> bool:
     return before.is_space or before.text in _OPENERS or before.text.rstrip(".") == ""
 
 
-def _common_word(doc: Doc, m: Mention, lower: set[str], not_nouns: frozenset[str]) -> bool:
+_ROMAN = re.compile(r"M{0,4}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+_NUMBERED = frozenset({"chapter", "book", "part", "volume", "vol", "canto", "act", "scene", "section", "letter",
+                       "stave", "no"})
+
+
+def _numeral(doc: Doc, m: Mention) -> bool:
+    """Whether a one-word mention is a Roman numeral: written in capitals ("XII", "LII") or after a word that numbers
+    ("CHAPTER XII.", "Chapter xii"), not a name that happens to spell one ("Liv", "Dix", "Vi")."""
+    if m.end - m.start != 1:
+        return False
+    word = doc[m.start].text.rstrip(".")
+    if len(word) < 2 or not _ROMAN.fullmatch(word.upper()):
+        return False
+    return word.isupper() or (m.start > 0 and doc[m.start - 1].lower_.rstrip(".") in _NUMBERED)
+
+
+def _numbered(doc: Doc, m: Mention) -> bool:
+    """Whether a one-word mention is an abbreviation that numbers something: "Fig. 1", "FIG. 4", "Vol. II" (a
+    number in figures, or a Roman numeral of two letters or more: "the Jaq. I can't think" is a sentence's end)."""
+    if m.end - m.start != 1 or m.end + 1 >= len(doc) or doc[m.end].text != ".":
+        return False
+    number = doc[m.end + 1].text
+    return number[:1].isdigit() or (len(number) >= 2 and number.isupper() and bool(_ROMAN.fullmatch(number)))
+
+
+def _common_word(doc: Doc, m: Mention, lower: set[str], not_nouns: frozenset[str], adverbs: frozenset[str]) -> bool:
     """Whether a mention is a common word capitalised by its place (see drop_exclamations)."""
     if m.evidence or is_given_name(m.name) or not _capitalised_by_position(doc, m):
         return False
     word = m.name.lower()
-    return doc.vocab[word].is_stop or (m.label != "PERSON" and (
+    return doc.vocab[word].is_stop or word in adverbs or (m.label != "PERSON" and (
         word in lower or word in not_nouns or doc[m.start].pos_ in COMMON_POS))
 
 
-def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]],
-                      not_nouns: frozenset[str] = frozenset()) -> list[list[Mention]]:
+def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]], not_nouns: frozenset[str] = frozenset(),
+                      adverbs: frozenset[str] = frozenset()) -> list[list[Mention]]:
     """`mentions` without the names that a chapter only ever exclaims (`_exclaimed`): an oath ("by Gar!") or a cry
     ("Sacredam!") is not a character, while "Buck!" stays, the chapter naming Buck elsewhere too. An oath after "by"
     is dropped wherever it occurs ("by George!" swears; George elsewhere is still a name). Likewise a name the
     chapter only writes in a heading's capitals (`_in_capitals`: "THE BLOOD AND THE BRAIN."), unless an honorific or
-    a signature marks it ("MR. DARCY", "LYDIA BENNET."), and a one-word name the chapter capitalises only where
-    every word is capitalised (`_capitalised_by_position`) and that is a stop word, or that the NER model does not
-    call a person and that is written in lower case too, tagged a common noun, adjective, verb or adverb, or an
-    English word that is never a noun (`not_nouns`): "Then—", "Postpone and postpone", "Frantic, I dashed",
+    a signature marks it ("MR. DARCY", "LYDIA BENNET."), a Roman numeral (`_numeral`: "CHAPTER XII."), a
+    numbering abbreviation (`_numbered`: "Fig. 1"), and a one-word name the chapter capitalises only where every
+    word is capitalised (`_capitalised_by_position`) and that is a stop word or an adverb and nothing else
+    (`adverbs`: "Beautifully illustrated", which the NER model calls a person), or that the NER model does not call
+    a person and that is written in lower case too, tagged a common noun, adjective, verb or adverb, or an English
+    word that is never a noun (`not_nouns`): "Then—", "Postpone and postpone", "Frantic, I dashed",
     "Anger rose in Martin". A given name ("Will", "Grace") stays, and so does a name with an apposition ("Curly, a
     good-natured Newfoundland") and a surname that is a noun too ("Clay, at the Association")."""
     lower = {t.text for doc in docs for t in doc if t.is_alpha and t.is_lower}
@@ -335,8 +363,9 @@ def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]],
     for doc, per_doc in zip(docs, mentions):
         for m in per_doc:
             total[m.name] += 1
-            not_a_name[m.name] += (_exclaimed(doc, m) or (not m.evidence and _in_capitals(doc, m))
-                                   or _common_word(doc, m, lower, not_nouns))
+            not_a_name[m.name] += (_exclaimed(doc, m) or _numeral(doc, m) or _numbered(doc, m)
+                                   or (not m.evidence and _in_capitals(doc, m))
+                                   or _common_word(doc, m, lower, not_nouns, adverbs))
     only = {name for name, n in total.items() if not_a_name[name] == n}
     out = []
     for doc, per_doc in zip(docs, mentions):

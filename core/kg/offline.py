@@ -295,8 +295,8 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-9"   # 9: no speaker inside a quotation; "Skipper," calls. 8: no names capitalised by their place.
-# 7: "Mr. Bennet has" for "I have". 6: "sat on"
+VERSION = "offline-10"   # 10: "X, who" is a person; no adverbs, no Roman numerals. 9: no speaker inside a
+# quotation; "Skipper," calls. 8: no names capitalised by their place. 7: "Mr. Bennet has" for "I have". 6: "sat on"
 
 
 class OfflineExtractor:
@@ -315,7 +315,7 @@ class OfflineExtractor:
         self.batch_size = batch_size
         self.n_process = n_process
         self.also = dict(also or {})
-        self._not_noun_words: frozenset[str] | None = None   # English words never nouns (_not_nouns), read once
+        self._not_noun_words: tuple[frozenset[str], frozenset[str]] | None = None   # (_not_nouns), read once
 
     def extract(self, chapters: Iterable[ChapterText], known: object = None) -> Iterator[ChapterExtraction]:
         """One ChapterExtraction per chapter, in order. Stopping early (closing the generator) stops the parse.
@@ -334,19 +334,21 @@ class OfflineExtractor:
             if close:
                 close()
 
-    def _not_nouns(self) -> frozenset[str]:
+    def _not_nouns(self) -> tuple[frozenset[str], frozenset[str]]:
         """The English words the pipeline's lemmatizer tables (WordNet's lemmas) know as adjectives, adverbs or
         verbs and never as nouns: words that name nobody where only their place in a sentence capitalises them
-        ("Frantic, I dashed", "Postpone and postpone"), while a noun may be a surname ("Clay, at the Association")."""
+        ("Frantic, I dashed", "Postpone and postpone"), while a noun may be a surname ("Clay, at the Association");
+        and, of those, the words known only as adverbs ("Beautifully illustrated"), which no name is."""
         nlp = self.nlp or nlp_helpers.load_spacy()
         try:
             lemmatizer: Any = nlp.get_pipe("lemmatizer")
             index = lemmatizer.lookups.get_table("lemma_index")
         except (KeyError, AttributeError, ValueError):  # a pipeline without the tables: none known
-            return frozenset()
+            return frozenset(), frozenset()
         strings = nlp.vocab.strings
-        nouns = set(index.get(strings.add("noun"), []))
-        return frozenset(w for pos in ("adj", "adv", "verb") for w in index.get(strings.add(pos), []) if w not in nouns)
+        words = {pos: set(index.get(strings.add(pos), [])) for pos in ("noun", "adj", "adv", "verb")}
+        not_nouns = frozenset((words["adj"] | words["adv"] | words["verb"]) - words["noun"])
+        return not_nouns, frozenset(words["adv"] - words["noun"] - words["adj"] - words["verb"])
 
     def _lemma(self) -> Lemma:
         try:
@@ -368,7 +370,7 @@ class OfflineExtractor:
         if self._not_noun_words is None:
             self._not_noun_words = self._not_nouns()
         mentions = drop_exclamations(docs, propagate_names(docs, descriptor_mentions(
-            docs, [find_mentions(doc) for doc, _ in parsed])), self._not_noun_words)
+            docs, [find_mentions(doc) for doc, _ in parsed])), *self._not_noun_words)
         spans = [[coref_rules.NamedSpan(m.start, m.end, m.name) for m in per_doc] for per_doc in mentions]
         ner = [{m.name: m.type for m in per_doc} for per_doc in mentions]
         found = coref_rules.resolve_chapter([doc for doc, _ in parsed], spans, ner)

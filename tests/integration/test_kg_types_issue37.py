@@ -159,3 +159,42 @@ def test_a_word_inside_a_quotation_is_not_its_speaker() -> None:
     def vote(word: str) -> bool:
         return _speech_vote(doc, Mention(at[word], at[word] + 1, word, "thing", False, "WORK_OF_ART")).evidence
     assert not vote("Water") and vote("Wass")   # what is said is no speaker; the name outside the quotation is
+
+
+def test_an_adverb_is_no_name_though_the_model_calls_it_a_person(extract) -> None:  # noqa: ANN001
+    ext = extract("HYGIENE FOR YOUNG PEOPLE. 12mo. Cloth. Beautifully illustrated. Suited to pupils able to read any "
+                  "fourth reader. Price, 60 cents.")
+    assert "Beautifully" not in {m.name for m in ext.mentions}
+    kept = extract("Mr. Long spoke first. Long was the tallest man in the room, and Strong stood beside him.")
+    assert "Long" in {m.name for m in kept.mentions} or "Mr. Long" in {m.name for m in kept.mentions}
+
+
+def test_a_name_with_a_who_clause_is_a_person(extract) -> None:  # noqa: ANN001
+    types = _types(extract("He journeys to Rome, encountering by chance on the way a blithesome young knight, "
+                           "Cornelius, who becomes a friend. Later he is taken by Cornelius to a household in the "
+                           "Campagna. The boy makes Flavian, who is a poet, his friend. Flavian falls ill during the "
+                           "Festival of Isis."))
+    assert types.get("Cornelius") == types.get("Flavian") == "character", types
+    place = _types(extract("They reached Carthage, which the Romans had burned. Carthage was empty. Men who came to "
+                           "Carthage wept."))
+    assert place.get("Carthage") != "character", place   # "which" is said of things; the men's "who" is theirs
+
+
+def test_a_roman_numeral_is_no_name(extract) -> None:  # noqa: ANN001
+    ext = extract("17. How could you show this? CHAPTER XII. HOW FOOD BECOMES PART OF THE BODY. The bill of fare "
+                  "for our dinner is here, and LII more pages follow in Chapter xiv.")
+    names = {m.name for m in ext.mentions}
+    assert not {"Xii", "XII", "Lii", "LII", "Xiv"} & names, names
+    liv = extract("Liv looked at Dix. Liv smiled, and Dix went to the door.")
+    assert {"Liv", "Dix"} & {m.name for m in liv.mentions}   # names that spell a numeral
+
+
+def test_a_numbering_abbreviation_is_no_name(extract) -> None:  # noqa: ANN001
+    ext = extract("As Fig. 1 shows, the engine is large. [FIG. 4] The valve is shown in Fig. 7, and Vol. 2 holds "
+                  "the rest.")
+    names = {m.name for m in ext.mentions}
+    assert not {"Fig", "FIG", "Vol"} & names, names
+    kept = extract("Dr. Smith came in. Smith sat down. He spoke of the Jaq. I can't think why. They came from "
+                   "Jaq. One day they left.")
+    names = {m.name for m in kept.mentions}
+    assert any("Smith" in n for n in names) and "Jaq" in names, names   # a sentence's end numbers nothing
