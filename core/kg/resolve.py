@@ -24,13 +24,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.kg.coref_words import is_celestial_body, is_place_name, shape_type
+from core.kg.cluster_type import cluster_type, pick_type, titled_surnames
 from core.kg.evidence import PLACE_SUFFIXES, MergeGuards, Proposal, propose_links
 from core.kg.names import parse_name, surname, title_class
-from core.kg.given_names import formal_forms, is_given_name, same_given_name
+from core.kg.given_names import formal_forms, same_given_name
 from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, NameCount
 
-TYPE_PRIORITY = {t: i for i, t in enumerate(NODE_TYPES)}
 FORM_KINDS = frozenset({"spelling", "plural", "short", "demonym"})   # core.kg.evidence._form_links
 APPOSITION_OR = "apposition-or"   # "Elizabeth, or Beth,": an alias between people only (core.kg.offline.alias_links)
 
@@ -387,12 +386,6 @@ def pick_label(names: list[EntityName]) -> str:
     return min(names, key=lambda n: (-n.count, -len(n.name), n.name)).name
 
 
-def pick_type(votes: Counter[str]) -> str:
-    if not votes:
-        return "character"
-    return min(votes, key=lambda t: (-votes[t], TYPE_PRIORITY.get(t, 99), t))
-
-
 def resolve(inp: ResolutionInput, guards: MergeGuards | None = None) -> Resolution:
     """Group names into entities (see the module docstring); deterministic for a given input."""
     replay = _Replay(inp, guards or MergeGuards())
@@ -401,22 +394,11 @@ def resolve(inp: ResolutionInput, guards: MergeGuards | None = None) -> Resoluti
     for event in replay.events:
         by_root[replay.forest.find(event[1])].append(event)
     clusters = []
+    family_names = titled_surnames(replay.totals)
     for root, members in replay.forest.members.items():
         names = _tree(members, by_root.get(root, []), replay.first, replay.totals)
-        votes: Counter[str] = Counter()
-        titled = {parse_name(m).core for m in members
-                  if parse_name(m).honorific not in (None, "St.") and not is_place_name(m)}
-        for n in members:
-            votes.update(replay.type_votes.get(n, {}))
-            surname = parse_name(n).core in titled   # "Maitland" beside "Mr. Maitland", "Church" beside "Mr. Church"
-            if not surname and (is_place_name(n) or is_celestial_body(n)):
-                votes["location"] += 2 * replay.totals[n]   # "Lake Bennett", "Sunland", "Venus": a place by its shape
-                # or by name, whatever a chapter said
-            elif not surname and (kind := shape_type(n)):   # "the Army", "Galaxy Magazine", "Earthmen"
-                votes[kind] += 2 * replay.totals[n]
-            elif is_given_name(parse_name(n).core[0]):  # not "Queen Charlotte Sound"
-                votes["character"] += replay.totals[n]
-        clusters.append(Cluster(names, pick_label(names), pick_type(votes)))
+        kind = cluster_type(members, replay.type_votes, replay.totals, family_names)
+        clusters.append(Cluster(names, pick_label(names), kind))
     _apply_labels(clusters, inp.decisions)
     clusters.sort(key=lambda c: (c.first_chapter, -c.mentions, c.label))
     return Resolution(clusters, replay.refused, replay.events)

@@ -85,6 +85,21 @@ def test_a_place_shaped_name_is_a_location_whatever_a_chapter_said() -> None:
     assert _type([(4, "Roland", "character", 3)], "Roland") == "character"   # a first name ending in "land"
 
 
+def test_a_place_word_the_book_writes_after_an_honorific_is_a_surname() -> None:
+    counts = [(1, "Mr. Hall", "character", 30), (1, "Asaph Hall", "location", 1), (1, "Asaph Hall", "character", 4),
+              (2, "Netherfield Hall", "location", 4)]
+    assert _type(counts, "Asaph Hall") == "character"   # "Mr. Hall" makes "Hall" a family name here
+    assert _type(counts, "Netherfield Hall") == "location"
+    assert _type(counts[1:], "Asaph Hall") == "location"   # without it, a place by its shape
+
+
+def test_the_short_form_of_a_place_name_is_that_place() -> None:
+    counts = [(1, "Kynance", "location", 5), (1, "Kynance Cove", "location", 2), (2, "Kynance", "character", 14)]
+    assert _together(_groups(counts), "Kynance", "Kynance Cove")
+    assert _type(counts, "Kynance") == "location"   # "see Kynance", "how you liked Kynance": still the cove
+    assert _type([(1, "Kynance", "location", 5), (2, "Kynance", "character", 14)], "Kynance") == "character"
+
+
 def test_a_place_word_that_names_the_same_place_joins_it_and_another_does_not() -> None:
     groups = _groups([(1, "Kynance", "location", 19), (1, "Kynance Cove", "location", 5),
                       (2, "Santa Clara Valley", "location", 4), (2, "Santa Clara", "location", 2),

@@ -1,0 +1,59 @@
+"""The type of a resolved entity (core.kg.resolve): the chapters' votes for each of its names, with what the names'
+shapes say weighing in. A place by its shape ("Lake Bennett", "Santa Clara Valley") or a celestial body votes
+location, a group's or a publication's shape ("the Army", "Galaxy Magazine", "Earthmen") its kind, a given name
+("Lydia") a person, each at twice its mentions. Not where the name is a person's surname: "Church" beside
+"Mr. Church" in one entity, or a two-word name whose last word the book writes after an honorific ("Asaph Hall"
+where the book has "Mr. Hall"; not "Netherfield Hall"). An entity whose every name is a place by its shape or the
+start of one ("Kynance" beside "Kynance Cove") is that place, whatever a chapter's verbs said of the short form."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from core.kg.coref_words import is_celestial_body, is_place_name, shape_type
+from core.kg.given_names import is_given_name
+from core.kg.names import parse_name
+from core.kg.types import NODE_TYPES
+
+TYPE_PRIORITY = {t: i for i, t in enumerate(NODE_TYPES)}
+
+
+def pick_type(votes: Counter[str]) -> str:
+    """The type with most votes; ties go to the earlier of NODE_TYPES; no votes make a character."""
+    if not votes:
+        return "character"
+    return min(votes, key=lambda t: (-votes[t], TYPE_PRIORITY.get(t, 99), t))
+
+
+def titled_surnames(names: Iterable[str]) -> frozenset[str]:
+    """The last words the book writes after a person's honorific ("Hall" of "Mr. Hall", "Professor Hall")."""
+    out = set()
+    for name in names:
+        parts = parse_name(name)
+        if parts.core and parts.honorific not in (None, "St.") and not is_place_name(name):
+            out.add(parts.core[-1])
+    return frozenset(out)
+
+
+def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]], totals: Mapping[str, int],
+                 family_names: frozenset[str]) -> str:
+    """The type of the entity holding `members` (module docstring); `type_votes`: each name's chapter votes,
+    `totals`: its mentions, `family_names`: titled_surnames of the whole book."""
+    names = list(members)
+    votes: Counter[str] = Counter()
+    titled = {parse_name(m).core for m in names if parse_name(m).honorific not in (None, "St.") and not is_place_name(m)}
+    shaped: list[tuple[str, ...]] = []
+    for n in names:
+        votes.update(type_votes.get(n, {}))
+        core = parse_name(n).core
+        surname = core in titled or (len(core) == 2 and core[-1] in family_names)
+        if not surname and (is_place_name(n) or is_celestial_body(n)):
+            votes["location"] += 2 * totals[n]
+            shaped.append(core)
+        elif not surname and (kind := shape_type(n)):
+            votes[kind] += 2 * totals[n]
+        elif is_given_name(core[0]):  # not "Queen Charlotte Sound"
+            votes["character"] += totals[n]
+    if shaped and all(any(s[:len(c)] == c for s in shaped) for c in (parse_name(m).core for m in names)):
+        return "location"
+    return pick_type(votes)
