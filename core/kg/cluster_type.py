@@ -2,7 +2,8 @@
 shapes say weighing in. A place by its shape ("Lake Bennett", "Santa Clara Valley") or a celestial body votes
 location, a group's or a publication's shape ("the Army", "Galaxy Magazine", "Earthmen") its kind, a given name
 ("Lydia") a person, each at twice its mentions. Not where the name is a person's surname: "Church" beside
-"Mr. Church" in one entity, or a two-word name whose last word the book writes after an honorific ("Asaph Hall"
+"Mr. Church" in one entity (whose mentions count as a person's: "Stuart" beside "Colonel Stuart", however the NER
+model labelled it), or a two-word name whose last word the book writes after an honorific ("Asaph Hall"
 where the book has "Mr. Hall"; not "Netherfield Hall"). An entity whose every name is a place by its shape or the
 start of one ("Kynance" beside "Kynance Cove") is that place, whatever a chapter's verbs said of the short form."""
 from __future__ import annotations
@@ -46,6 +47,8 @@ def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]],
     for n in names:
         votes.update(type_votes.get(n, {}))
         core = parse_name(n).core
+        if core in titled:
+            votes["character"] += totals[n]   # "Stuart" beside "Colonel Stuart": a person's name, however labelled
         surname = core in titled or (len(core) == 2 and core[-1] in family_names)
         if not surname and (is_place_name(n) or is_celestial_body(n)):
             votes["location"] += 2 * totals[n]

@@ -93,6 +93,13 @@ def test_a_place_word_the_book_writes_after_an_honorific_is_a_surname() -> None:
     assert _type(counts[1:], "Asaph Hall") == "location"   # without it, a place by its shape
 
 
+def test_a_name_the_book_writes_with_a_title_is_a_persons() -> None:
+    counts = [(1, "Colonel Stuart", "character", 1), (1, "Stuart", "organization", 6), (2, "Stuart", "character", 2)]
+    assert _together(_groups(counts), "Stuart", "Colonel Stuart") and _type(counts, "Stuart") == "character"
+    river = [(1, "Hudson", "location", 5), (1, "Master Hendrick Hudson", "character", 1)]
+    assert _type(river, "Hudson") == "location"   # a full name's title says nothing of its last word alone
+
+
 def test_the_short_form_of_a_place_name_is_that_place() -> None:
     counts = [(1, "Kynance", "location", 5), (1, "Kynance Cove", "location", 2), (2, "Kynance", "character", 14)]
     assert _together(_groups(counts), "Kynance", "Kynance Cove")
