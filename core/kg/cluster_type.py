@@ -42,7 +42,8 @@ def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]],
     `totals`: its mentions, `family_names`: titled_surnames of the whole book."""
     names = list(members)
     votes: Counter[str] = Counter()
-    titled = {parse_name(m).core for m in names if parse_name(m).honorific not in (None, "St.") and not is_place_name(m)}
+    titled = {parse_name(m).core for m in names
+              if parse_name(m).honorific not in (None, "St.") and not is_place_name(m)}
     shaped: list[tuple[str, ...]] = []
     for n in names:
         votes.update(type_votes.get(n, {}))

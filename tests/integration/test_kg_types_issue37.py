@@ -151,8 +151,8 @@ def test_one_work_of_art_label_does_not_make_an_addressed_man_a_thing() -> None:
 
 def test_a_word_inside_a_quotation_is_not_its_speaker() -> None:
     doc = nlp.load_spacy()(nlp.clean_for_parsing(
-        "Martin turned his back. “Skip it, Rodney,” he said gently.\n\n“Water,” Wass said thoughtfully. “There must "
-        "be reservoirs under this city somewhere.”"))
+        "Martin turned his back. “Skip it, Rodney,” he said gently.\n\n“Water,” Wass said thoughtfully. "
+        "“There must be reservoirs under this city somewhere.”"))
     at = {t.text: t.i for t in doc}
     assert doc[at["Water"]].dep_ == "nsubj" and doc[at["Wass"]].dep_ == "nsubj"   # the parse makes both speak
 

@@ -147,7 +147,8 @@ def test_transcription_marks_are_removed_but_snake_case_stays() -> None:
 
 
 def test_an_illustrated_initial_keeps_its_letter() -> None:
-    text = "CHAPTER XII.\n\n[Illustration: H]ERE, at last, is the bill.\n\n[Illustration: A] man came. [Illustration: B]"
+    text = ("CHAPTER XII.\n\n[Illustration: H]ERE, at last, is the bill.\n\n[Illustration: A] man came. "
+            "[Illustration: B]")
     assert strip_transcription_marks(text) == "CHAPTER XII.\n\nHERE, at last, is the bill.\n\nA man came. B"
     assert strip_transcription_marks("[Illustration: A dog]Buck ran.") == "Buck ran."   # a caption, not a letter
 
