@@ -315,20 +315,23 @@ _NUMBERED = frozenset({"chapter", "book", "part", "volume", "vol", "canto", "act
 
 
 def _numeral(doc: Doc, m: Mention) -> bool:
-    """Whether a one-word mention is a Roman numeral: written in capitals ("XII", "LII") or after a word that numbers
-    ("CHAPTER XII.", "Chapter xii"), not a name that happens to spell one ("Liv", "Dix", "Vi")."""
+    """Whether a one-word mention is a Roman numeral: one of I, V, X and L written in capitals ("XII", "LII"), or
+    any after a word that numbers ("CHAPTER XII.", "Chapter xii", "Book MC"); not a name that happens to spell one
+    ("Liv", "Dix", "Vi") nor an abbreviation in capitals that does ("Washington, DC", "MD")."""
     if m.end - m.start != 1:
         return False
     word = doc[m.start].text.rstrip(".")
     if len(word) < 2 or not _ROMAN.fullmatch(word.upper()):
         return False
-    return word.isupper() or (m.start > 0 and doc[m.start - 1].lower_.rstrip(".") in _NUMBERED)
+    return ((word.isupper() and set(word) <= set("IVXL"))
+            or (m.start > 0 and doc[m.start - 1].lower_.rstrip(".") in _NUMBERED))
 
 
 def _numbered(doc: Doc, m: Mention) -> bool:
-    """Whether a one-word mention is an abbreviation that numbers something: "Fig. 1", "FIG. 4", "Vol. II" (a
-    number in figures, or a Roman numeral of two letters or more: "the Jaq. I can't think" is a sentence's end)."""
-    if m.end - m.start != 1 or m.end + 1 >= len(doc) or doc[m.end].text != ".":
+    """Whether a one-word mention is an abbreviation that numbers something: "Fig. 1", "FIG. 4", "Vol. II" (of four
+    letters at most, then a number in figures or a Roman numeral of two letters or more: "the Jaq. I can't think"
+    and "in Paris. 1914 was" end sentences)."""
+    if m.end - m.start != 1 or len(doc[m.start].text) > 4 or m.end + 1 >= len(doc) or doc[m.end].text != ".":
         return False
     number = doc[m.end + 1].text
     return number[:1].isdigit() or (len(number) >= 2 and number.isupper() and bool(_ROMAN.fullmatch(number)))

@@ -185,8 +185,10 @@ def test_a_roman_numeral_is_no_name(extract) -> None:  # noqa: ANN001
                   "for our dinner is here, and LII more pages follow in Chapter xiv.")
     names = {m.name for m in ext.mentions}
     assert not {"Xii", "XII", "Lii", "LII", "Xiv"} & names, names
-    liv = extract("Liv looked at Dix. Liv smiled, and Dix went to the door.")
-    assert {"Liv", "Dix"} & {m.name for m in liv.mentions}   # names that spell a numeral
+    liv = extract("Liv looked at Dix. Liv smiled, and Dix went to the door. They flew to Washington, DC, and "
+                  "then to Baltimore, MD.")
+    names = {m.name for m in liv.mentions}
+    assert {"Liv", "Dix"} & names and {"DC", "MD"} <= {n.upper() for n in names}, names   # names and abbreviations
 
 
 def test_a_numbering_abbreviation_is_no_name(extract) -> None:  # noqa: ANN001
@@ -195,6 +197,6 @@ def test_a_numbering_abbreviation_is_no_name(extract) -> None:  # noqa: ANN001
     names = {m.name for m in ext.mentions}
     assert not {"Fig", "FIG", "Vol"} & names, names
     kept = extract("Dr. Smith came in. Smith sat down. He spoke of the Jaq. I can't think why. They came from "
-                   "Jaq. One day they left.")
+                   "Jaq. One day they left. She was born in Paris. 1914 was a hard year.")
     names = {m.name for m in kept.mentions}
-    assert any("Smith" in n for n in names) and "Jaq" in names, names   # a sentence's end numbers nothing
+    assert any("Smith" in n for n in names) and {"Jaq", "Paris"} <= names, names   # sentences' ends number nothing
