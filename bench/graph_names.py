@@ -2,7 +2,8 @@
 right, their aliases merged, and no wrong merge, against hand-written gold lists (bench/gold/entities/<book>.json:
 the 11 shared novels and the 10 GraphRAG-Bench dev books, each marked "tune" or "held_out", and 14 short stories of
 SQuALITY's and QuALITY's dev sets, "held_out2", and 14 more of SQuALITY's, "held_out3" and "held_out4"; 10 plot
-summaries of NarrativeQA's sample, "held_out5", and 10 more each, "held_out6" and "held_out7").
+summaries of NarrativeQA's sample, "held_out5", and 10 more each, "held_out6" and "held_out7"; 10 Wikipedia articles
+of LF-QUOREF, "held_out8").
 
     .venv/bin/python bench/graph_names.py --split tune            # the books the rules were tuned on
     .venv/bin/python bench/graph_names.py --split held_out        # the books held back (seen once, 2026-11-27)
@@ -11,7 +12,8 @@ summaries of NarrativeQA's sample, "held_out5", and 10 more each, "held_out6" an
     .venv/bin/python bench/graph_names.py --split held_out4       # 5 more stories (seen twice, 2026-11-28/29)
     .venv/bin/python bench/graph_names.py --split held_out5       # 10 NarrativeQA plot summaries (seen, 2026-11-29)
     .venv/bin/python bench/graph_names.py --split held_out6       # 10 more (seen once, 2026-11-29)
-    .venv/bin/python bench/graph_names.py --split held_out7       # 10 shorter ones: run once per change
+    .venv/bin/python bench/graph_names.py --split held_out7       # 10 shorter ones (seen once, 2026-11-29)
+    .venv/bin/python bench/graph_names.py --split held_out8       # 10 LF-QUOREF articles: run once per change
     .venv/bin/python bench/graph_names.py --books little_women --keep /tmp/gn-dbs     # keep the SQLite files
     .venv/bin/python bench/graph_names.py --from /tmp/gn-dbs --reresolve   # re-resolve kept graphs (no parsing)
 
@@ -40,7 +42,7 @@ from graph_quality import build_book, machine_info  # noqa: E402
 GOLD = ROOT / "bench" / "gold" / "entities"
 RESULTS = ROOT / "bench" / "results" / "graph_names.json"
 TOP = 10
-UNSEEN = frozenset({"held_out7"})   # kept for the next change of the rules: run only when named, and then once
+UNSEEN = frozenset({"held_out8"})   # kept for the next change of the rules: run only when named, and then once
 
 
 def source_path(shared: Path, gold: dict[str, Any]) -> Path:
@@ -50,12 +52,15 @@ def source_path(shared: Path, gold: dict[str, Any]) -> Path:
         return shared / "data" / gold["source"] / "dev.jsonl"
     if gold["source"] == "narrativeqa":
         return shared / "data" / "narrativeqa" / "summaries_qa_dev.jsonl"
+    if gold["source"] == "lf_quoref":
+        return shared / "data" / "lf_quoref" / "dev.jsonl"
     return shared / "data" / "graphrag_bench_novel" / "books" / f"{gold['book']}.txt"
 
 
 def source_text(shared: Path, gold: dict[str, Any]) -> tuple[str, bytes]:
     """The file name and bytes to import: a book file, or one story of SQuALITY or QuALITY's dev set (by passage id,
-    or by the slug of its title), or one NarrativeQA plot summary (by the first 10 hex digits of its text's SHA-1)."""
+    or by the slug of its title), one NarrativeQA plot summary (by the first 10 hex digits of its text's SHA-1), or
+    one LF-QUOREF document (a Wikipedia article, by the slug of its title)."""
     path = source_path(shared, gold)
     if path.suffix != ".jsonl":
         return path.name, path.read_bytes()
@@ -64,6 +69,8 @@ def source_text(shared: Path, gold: dict[str, Any]) -> tuple[str, bytes]:
     if gold["source"] == "narrativeqa":
         doc = next(r["passage"] for r in rows
                    if "narrativeqa-" + hashlib.sha1(r["passage"].encode("utf-8")).hexdigest()[:10] == book)
+    elif gold["source"] == "lf_quoref":
+        doc = next(r["document"] for r in rows if "lfquoref-" + slug(r["title"]) == book)
     elif gold["source"] == "squality":
         doc = next(r["document"] for r in rows if str(r["metadata"]["passage_id"]) == book.removeprefix("squality-"))
     else:
@@ -140,9 +147,9 @@ def print_table(result: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
-    parser.add_argument("--split", default="all", help="all: every split but the unseen held_out7",
+    parser.add_argument("--split", default="all", help="all: every split but the unseen held_out8",
                         choices=("tune", "held_out", "held_out2", "held_out3", "held_out4", "held_out5", "held_out6",
-                                 "held_out7", "all"))
+                                 "held_out7", "held_out8", "all"))
     parser.add_argument("--books", nargs="+", help="substrings of book ids to run")
     parser.add_argument("--keep", type=Path, help="build into this folder and keep the SQLite files")
     parser.add_argument("--from", dest="from_dir", type=Path, help="score graphs kept by an earlier --keep run")
@@ -184,7 +191,7 @@ def main() -> None:
     books = list(result["books"].values())
     result["overall"] = {split: pooled([b for b in books if b["split"] == split])
                          for split in ("tune", "held_out", "held_out2", "held_out3", "held_out4", "held_out5",
-                                       "held_out6", "held_out7")
+                                       "held_out6", "held_out7", "held_out8")
                          if any(b["split"] == split for b in books)}
     result["machine"]["load_end"] = round(os.getloadavg()[0], 2)
     result["machine"]["total_s"] = round(time.perf_counter() - started, 1)
