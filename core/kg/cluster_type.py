@@ -47,8 +47,9 @@ def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]],
     shaped: list[tuple[str, ...]] = []
     for n in names:
         votes.update(type_votes.get(n, {}))
-        core = parse_name(n).core
-        if core in titled:
+        parts = parse_name(n)
+        core = parts.core
+        if core in titled and parts.honorific is None:
             votes["character"] += totals[n]   # "Stuart" beside "Colonel Stuart": a person's name, however labelled
         surname = core in titled or (len(core) == 2 and core[-1] in family_names)
         if not surname and (is_place_name(n) or is_celestial_body(n)):
