@@ -3,10 +3,14 @@
 The familiar forms are the offline path's evidence that "Lizzy" or "Eliza" is Elizabeth and "Meg" is Margaret (weak
 evidence: every merge guard still applies). The given names are typing evidence: the small spaCy model often labels
 "Lydia" or "Charlotte" a place or an organisation, and a name that starts with a known given name is a character.
-Both cover nineteenth- and early twentieth-century English fiction and are deliberately short.
+Both cover nineteenth- and early twentieth-century English fiction and are deliberately short. `is_first_name`
+reads a far longer list, the given names of 23 European and American locales that Faker (MIT) ships ("Delphine",
+"Christophe", "Danielle"), for one job only: typing a name the NER model calls an organization and no sentence
+types otherwise (core.kg.offline.chapter_types).
 """
 from __future__ import annotations
 
+import importlib
 from functools import lru_cache
 
 FORMAL_TO_FAMILIAR: dict[str, tuple[str, ...]] = {
@@ -141,3 +145,28 @@ def given_name_gender(word: str) -> str | None:
     """"m" or "f" for a first name of the lists above, else None."""
     word = word.capitalize()
     return "f" if word in FEMALE_NAMES else "m" if word in MALE_NAMES else None
+
+
+# Faker's person providers whose given names are written in the Latin alphabet and met in fiction in English.
+FIRST_NAME_LOCALES = ("en_US", "en_GB", "en_IE", "en_NZ", "fr_FR", "fr_BE", "de_DE", "de_AT", "it_IT", "es_ES",
+                      "es_MX", "pt_PT", "pt_BR", "nl_NL", "sv_SE", "no_NO", "da_DK", "fi_FI", "pl_PL", "cs_CZ",
+                      "hu_HU", "ro_RO", "hr_HR")
+
+
+@lru_cache(maxsize=1)
+def _first_names() -> frozenset[str]:
+    out: set[str] = set()
+    for locale in FIRST_NAME_LOCALES:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except (ImportError, AttributeError):   # Faker missing or reorganised: the short list alone
+            continue
+        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
+            out.update(n for n in getattr(provider, attr, ()) if isinstance(n, str) and n.isalpha() and n[:1].isupper())
+    return frozenset(out)
+
+
+def is_first_name(word: str) -> bool:
+    """A given name of any of FIRST_NAME_LOCALES ("Delphine", "Dennis"), or of the short list: wider and looser than
+    is_given_name ("Florence" and "Jordan" are places too), so only for a name no sentence types."""
+    return is_given_name(word) or word in _first_names()

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from core import nlp as nlp_helpers
 from core.kg import coref as coref_rules
+from core.kg.coref_words import shape_type
 from core.kg.filters import RULE_NAMES, violated_rule
-from core.kg.given_names import is_given_name
+from core.kg.given_names import is_first_name, is_given_name
 from core.kg.mentions import Mention, descriptor_mentions, drop_exclamations, find_mentions, propagate_names
 from core.kg.names import parse_name, title_class
 from core.kg.openie import agreeing, as_phrase, text_of, triples_from_sentence
@@ -290,13 +291,25 @@ def chapter_types(mentions: Sequence[Sequence[Mention]], found: coref_rules.Chap
             out[name] = "character"
         elif place >= 1 and place > person:
             out[name] = "location"
+        elif not person and not place and _first_name_organization(name, ner[name]):
+            out[name] = "character"   # "Delphine de Nucingen", "Christophe": an organization to the NER model alone
     return out
+
+
+def _first_name_organization(name: str, labels: Counter[str]) -> bool:
+    """Whether a name the NER model mostly calls an organization starts with a given name (of the long list,
+    given_names.is_first_name) and has no organization's shape ("the Army", "Galaxy Magazine") nor a partnership's.
+    A firm named after people with nothing else said of it ("Morgan Stanley") is then taken for a person too."""
+    core = parse_name(name).core
+    return (bool(core) and labels.most_common(1)[0][0] == "organization" and is_first_name(core[0])
+            and not shape_type(name) and "&" not in name and " and " not in name)   # "Smith & Wesson": a firm
 
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-10"   # 10: "X, who" is a person; no adverbs, no Roman numerals. 9: no speaker inside a
-# quotation; "Skipper," calls. 8: no names capitalised by their place. 7: "Mr. Bennet has" for "I have". 6: "sat on"
+VERSION = "offline-11"   # 11: "Delphine", an organization to the NER model, a person. 10: "X, who" is a person;
+# no adverbs, no Roman numerals. 9: no speaker inside a quotation; "Skipper," calls. 8: no names capitalised by their
+# place. 7: "Mr. Bennet has" for "I have". 6: "sat on"
 
 
 class OfflineExtractor:

@@ -200,3 +200,11 @@ def test_a_numbering_abbreviation_is_no_name(extract) -> None:  # noqa: ANN001
                    "Jaq. One day they left. She was born in Paris. 1914 was a hard year.")
     names = {m.name for m in kept.mentions}
     assert any("Smith" in n for n in names) and {"Jaq", "Paris"} <= names, names   # sentences' ends number nothing
+
+
+def test_a_first_name_the_model_calls_an_organization_is_a_person(extract) -> None:  # noqa: ANN001
+    types = _types(extract("Eugène goes to see Delphine de Nucingen at her house. Christophe carries the letter to "
+                           "the Maison Vauquer."))
+    assert types.get("Delphine de Nucingen") == types.get("Christophe") == "character", types
+    firms = _types(extract("He bought a revolver from Smith & Wesson and wrote to the Alliance about it."))
+    assert "character" not in {firms.get("Smith & Wesson"), firms.get("Alliance")}, firms
