@@ -187,6 +187,23 @@ def wait_idle(page, timeout: float | None = None) -> None:  # noqa: ANN001
                         document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState)""", timeout=timeout)
 
 
+def download(page, button):  # noqa: ANN001, ANN201 - playwright Page, Locator -> Download
+    """Click a download button until a download starts, and the download: a click that lands while the page reruns
+    hits a button about to be replaced and starts nothing (CI runs waited 60 s and 180 s for such clicks)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    wait_idle(page)
+    for attempt in range(3):
+        try:
+            with page.expect_download(timeout=patience(20_000)) as done:
+                button.click()
+            return done.value
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            wait_idle(page)
+    raise AssertionError("unreachable")
+
+
 def open_selectbox(page, label: str):  # noqa: ANN001, ANN201 - playwright Locator
     """Open a selectbox's list as a user does (a click landing while the page redraws can be lost: click again);
     the selectbox."""

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_missing
-from tests.e2e.conftest import no_exception, open_page, open_selectbox, patience, upload, wait_for_outcome, wait_idle
+from tests.e2e.conftest import (
+    download, no_exception, open_page, open_selectbox, patience, upload, wait_for_outcome, wait_idle)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "the_call_of_the_wild_pg215.txt"
@@ -308,8 +309,7 @@ def test_retention_dashboard(ui) -> None:  # noqa: ANN001
         re.compile(r"No prominent characters went missing")).count()
     assert dropped >= 1, "the dropped-threads table (or its all-clear) is shown"
 
-    with page.expect_download() as download:
-        page.get_by_role("button", name="Download per-chapter metrics (CSV)").click()
-    rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
+    got = download(page, page.get_by_role("button", name="Download per-chapter metrics (CSV)"))
+    rows = list(csv.DictReader(io.StringIO(Path(got.path()).read_text())))
     assert [int(r["chapter"]) for r in rows] == list(range(1, 8)), "one row of metrics per chapter"
     assert "Buck" in rows[0]["characters_names"], "the hero is a character of chapter 1"

@@ -8,7 +8,7 @@ import pytest
 
 from core.domain import NewChapter, WorkKind
 from core.ingest import chunk_text
-from tests.e2e.conftest import no_exception, open_selectbox, patience, start_app, stop_app, wait_idle
+from tests.e2e.conftest import download, no_exception, open_selectbox, patience, start_app, stop_app, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 TEXTS = ["Anna Grey walked to the harbour with Thomas Reed. Thomas Reed gave Anna Grey a letter from London.",
@@ -32,21 +32,9 @@ def _pick(page, label: str, option: str) -> None:  # noqa: ANN001
 
 
 def _download(page) -> tuple[str, str]:  # noqa: ANN001 - (file name, first characters)
-    """Click the download button until a download starts: a click that lands while the page reruns hits a button
-    about to be replaced and starts nothing (a CI run waited 60 s for such a click once)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    got = download(page, page.locator('[data-testid="stDownloadButton"] button').last)
     wait_idle(page)
-    for attempt in range(3):
-        try:
-            with page.expect_download(timeout=patience(20_000)) as done:
-                page.locator('[data-testid="stDownloadButton"] button').last.click()
-            break
-        except PlaywrightTimeout:
-            if attempt == 2:
-                raise
-            wait_idle(page)
-    wait_idle(page)
-    return done.value.suggested_filename, Path(done.value.path()).read_text()[:200]
+    return got.suggested_filename, Path(got.path()).read_text()[:200]
 
 
 def test_the_export_box_and_the_download_agree_after_switching_work(tmp_path: Path, browser) -> None:  # noqa: ANN001

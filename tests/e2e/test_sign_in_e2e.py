@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import (
-    ROOT, SHOTS, no_exception, patience, start_app, stop_app, upload, wait_idle, watch_console)
+    ROOT, SHOTS, download, no_exception, patience, start_app, stop_app, upload, wait_idle, watch_console)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -186,9 +186,8 @@ def test_two_users_a_read_only_share_and_no_way_round_it(signed_app, browser) ->
     # ... exports its graph, but cannot build it
     _goto(bob, f"{app.url}/graph")
     bob.get_by_text("Shared with you read-only by ann@example.com").wait_for()
-    with bob.expect_download() as got:
-        bob.locator('[data-testid="stDownloadButton"] button').last.click()
-    assert Path(got.value.path()).read_text().lstrip().startswith("{")
+    got = download(bob, bob.locator('[data-testid="stDownloadButton"] button').last)
+    assert Path(got.path()).read_text().lstrip().startswith("{")
     bob.get_by_text("Build or update the graph").click()
     assert bob.get_by_role("button", name="Build graph").is_disabled()
     assert bob.get_by_text("Correct this entity").count() == 0
