@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from core.kg.coref_words import is_celestial_body, is_place_name, shape_type
 from core.kg.given_names import is_given_name
-from core.kg.names import parse_name
+from core.kg.names import NameParts, parse_name
 from core.kg.types import NODE_TYPES
 
 TYPE_PRIORITY = {t: i for i, t in enumerate(NODE_TYPES)}
@@ -26,28 +26,26 @@ def pick_type(votes: Counter[str]) -> str:
     return min(votes, key=lambda t: (-votes[t], TYPE_PRIORITY.get(t, 99), t))
 
 
+def _titled(name: str, parts: NameParts) -> bool:
+    """A person's title before the name ("Mr. Hall", "Colonel Stuart"; not "St. Ives" nor a place's shape)."""
+    return bool(parts.core) and parts.honorific not in (None, "St.") and not is_place_name(name)
+
+
 def titled_surnames(names: Iterable[str]) -> frozenset[str]:
     """The last words the book writes after a person's honorific ("Hall" of "Mr. Hall", "Professor Hall")."""
-    out = set()
-    for name in names:
-        parts = parse_name(name)
-        if parts.core and parts.honorific not in (None, "St.") and not is_place_name(name):
-            out.add(parts.core[-1])
-    return frozenset(out)
+    return frozenset(parts.core[-1] for name in names if _titled(name, parts := parse_name(name)))
 
 
 def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]], totals: Mapping[str, int],
                  family_names: frozenset[str]) -> str:
     """The type of the entity holding `members` (module docstring); `type_votes`: each name's chapter votes,
     `totals`: its mentions, `family_names`: titled_surnames of the whole book."""
-    names = list(members)
+    parsed = {n: parse_name(n) for n in members}
     votes: Counter[str] = Counter()
-    titled = {parse_name(m).core for m in names
-              if parse_name(m).honorific not in (None, "St.") and not is_place_name(m)}
+    titled = {parts.core for n, parts in parsed.items() if _titled(n, parts)}
     shaped: list[tuple[str, ...]] = []
-    for n in names:
+    for n, parts in parsed.items():
         votes.update(type_votes.get(n, {}))
-        parts = parse_name(n)
         core = parts.core
         if core in titled and parts.honorific is None:
             votes["character"] += totals[n]   # "Stuart" beside "Colonel Stuart": a person's name, however labelled
@@ -59,6 +57,6 @@ def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]],
             votes[kind] += 2 * totals[n]
         elif is_given_name(core[0]):  # not "Queen Charlotte Sound"
             votes["character"] += totals[n]
-    if shaped and all(any(s[:len(c)] == c for s in shaped) for c in (parse_name(m).core for m in names)):
+    if shaped and all(any(s[:len(p.core)] == p.core for s in shaped) for p in parsed.values()):
         return "location"
     return pick_type(votes)
