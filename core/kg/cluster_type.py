@@ -1,18 +1,21 @@
 """The type of a resolved entity (core.kg.resolve): the chapters' votes for each of its names, with what the names'
 shapes say weighing in. A place by its shape ("Lake Bennett", "Santa Clara Valley") or a celestial body votes
-location, a group's or a publication's shape ("the Army", "Galaxy Magazine", "Earthmen") its kind, a given name
-("Lydia") a person, each at twice its mentions. Not where the name is a person's surname: "Church" beside
-"Mr. Church" in one entity (whose mentions count as a person's: "Stuart" beside "Colonel Stuart", however the NER
-model labelled it), or a two-word name whose last word the book writes after an honorific ("Asaph Hall"
-where the book has "Mr. Hall"; not "Netherfield Hall"). An entity whose every name is a place by its shape or the
-start of one ("Kynance" beside "Kynance Cove") is that place, whatever a chapter's verbs said of the short form."""
+location and a group's or a publication's shape ("the Army", "Galaxy Magazine", "Earthmen") its kind, each at twice
+its mentions; a name starting with a given name ("Lydia") votes a person at its mentions. Not where the name is a
+person's surname: "Church" beside "Mr. Church" in one entity (whose mentions count as a person's: "Stuart" beside
+"Colonel Stuart", however the NER model labelled it), or a two-word name whose last word the book writes after an
+honorific ("Asaph Hall" where the book has "Mr. Hall"; not "Netherfield Hall"), which, starting with a given name
+(of the long list, given_names.is_first_name) or a name the book's chapters call a person ("Angeline"), votes a
+person at twice its mentions: the NER model calls "Angeline Hall" a building. An entity whose every name is a place
+by its shape or the start of one ("Kynance" beside "Kynance Cove") is that place, whatever a chapter's verbs said of
+the short form."""
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from core.kg.coref_words import is_celestial_body, is_place_name, shape_type
-from core.kg.given_names import is_given_name
+from core.kg.given_names import is_first_name, is_given_name
 from core.kg.names import NameParts, parse_name
 from core.kg.types import NODE_TYPES
 
@@ -55,6 +58,9 @@ def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]],
             shaped.append(core)
         elif not surname and (kind := shape_type(n)):
             votes[kind] += 2 * totals[n]
+        elif surname and len(core) == 2 and (is_first_name(core[0]) or (
+                core[0] in type_votes and pick_type(type_votes[core[0]]) == "character")):
+            votes["character"] += 2 * totals[n]   # "Angeline Hall": a person's shape
         elif is_given_name(core[0]):  # not "Queen Charlotte Sound"
             votes["character"] += totals[n]
     if shaped and all(any(s[:len(p.core)] == p.core for s in shaped) for p in parsed.values()):

@@ -291,6 +291,19 @@ def _in_capitals(doc: Doc, m: Mention) -> bool:
                for k in (m.start - 1, m.start - 2, m.end, m.end + 1))
 
 
+def _heading_word(doc: Doc, m: Mention, lower: set[str]) -> bool:
+    """Whether a mention in capitals, every word of which the chapter also writes in lower case, is a sentence of its
+    own or opens one: a heading of one topic ("HINGE-JOINTS. Some of your joints work like hinges", "SALIVA."),
+    where no neighbour in capitals shows the heading (`_in_capitals`), or a chapter's first word set in capitals
+    ("DISTILLING may be a new word to you"). A speaker's name in a play ("HAMLET.") or a signature ("LYDIA
+    BENNET.") is no word the chapter writes in lower case."""
+    words = [t for t in doc[m.start:m.end] if t.is_alpha]
+    if not words or not all(len(t.text) > 1 and t.text.isupper() and t.text.lower() in lower for t in words):
+        return False
+    sent = doc[m.start].sent
+    return m.start == sent.start or all(t.is_punct or m.start <= t.i < m.end for t in sent if not t.is_space)
+
+
 # Parts of speech of a common word: the tagger's reading of a capitalised word where its place capitalises it.
 COMMON_POS = frozenset({"NOUN", "ADJ", "VERB", "ADV"})
 # What may stand before a word capitalised only because a sentence, a quotation or a paragraph starts there.
@@ -351,15 +364,15 @@ def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]], not_no
     """`mentions` without the names that a chapter only ever exclaims (`_exclaimed`): an oath ("by Gar!") or a cry
     ("Sacredam!") is not a character, while "Buck!" stays, the chapter naming Buck elsewhere too. An oath after "by"
     is dropped wherever it occurs ("by George!" swears; George elsewhere is still a name). Likewise a name the
-    chapter only writes in a heading's capitals (`_in_capitals`: "THE BLOOD AND THE BRAIN."), unless an honorific or
-    a signature marks it ("MR. DARCY", "LYDIA BENNET."), a Roman numeral (`_numeral`: "CHAPTER XII."), a
-    numbering abbreviation (`_numbered`: "Fig. 1"), and a one-word name the chapter capitalises only where every
-    word is capitalised (`_capitalised_by_position`) and that is a stop word or an adverb and nothing else
-    (`adverbs`: "Beautifully illustrated", which the NER model calls a person), or that the NER model does not call
-    a person and that is written in lower case too, tagged a common noun, adjective, verb or adverb, or an English
-    word that is never a noun (`not_nouns`): "Then—", "Postpone and postpone", "Frantic, I dashed",
-    "Anger rose in Martin". A given name ("Will", "Grace") stays, and so does a name with an apposition ("Curly, a
-    good-natured Newfoundland") and a surname that is a noun too ("Clay, at the Association")."""
+    chapter only writes in a heading's capitals (`_in_capitals`: "THE BLOOD AND THE BRAIN."; `_heading_word`:
+    "SALIVA."), unless an honorific or a signature marks it ("MR. DARCY", "LYDIA BENNET."), a Roman numeral
+    (`_numeral`: "CHAPTER XII."), a numbering abbreviation (`_numbered`: "Fig. 1"), and a one-word name the chapter
+    capitalises only where every word is capitalised (`_capitalised_by_position`) and that is a stop word or an
+    adverb and nothing else (`adverbs`: "Beautifully illustrated", which the NER model calls a person), or that the
+    NER model does not call a person and that is written in lower case too, tagged a common noun, adjective, verb or
+    adverb, or an English word that is never a noun (`not_nouns`): "Then—", "Postpone and postpone", "Frantic, I
+    dashed", "Anger rose in Martin". A given name ("Will", "Grace") stays, and so does a name with an apposition
+    ("Curly, a good-natured Newfoundland") and a surname that is a noun too ("Clay, at the Association")."""
     lower = {t.text for doc in docs for t in doc if t.is_alpha and t.is_lower}
     not_a_name: Counter[str] = Counter()
     total: Counter[str] = Counter()
@@ -367,7 +380,7 @@ def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]], not_no
         for m in per_doc:
             total[m.name] += 1
             not_a_name[m.name] += (_exclaimed(doc, m) or _numeral(doc, m) or _numbered(doc, m)
-                                   or (not m.evidence and _in_capitals(doc, m))
+                                   or (not m.evidence and (_in_capitals(doc, m) or _heading_word(doc, m, lower)))
                                    or _common_word(doc, m, lower, not_nouns, adverbs))
     only = {name for name, n in total.items() if not_a_name[name] == n}
     out = []

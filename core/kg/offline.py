@@ -65,6 +65,8 @@ def alias_links(sent: Span, mentions: list[Mention], chunk_index: int) -> list[A
         after = doc[second.end].text if second.end < len(doc) else ""
         if bridge.startswith(", or") and after not in (",", ")", ";", "as", "—", "-", "."):
             continue  # "Jane, or Elizabeth will go" offers a choice; a true alias is parenthetical
+        if bridge == "(" and after not in (")", ",", ";"):
+            continue  # "Americans (Angeline Stickney included)": one of them, not another name
         kind = "apposition-or" if bridge.startswith(", or") else "apposition"   # people only (core.kg.resolve)
         links.append(AliasLink(first.name, second.name, kind, chunk_index, " ".join(sent.text.split())))
     return links
@@ -307,7 +309,8 @@ def _first_name_organization(name: str, labels: Counter[str]) -> bool:
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-11"   # 11: "Delphine", an organization to the NER model, a person. 10: "X, who" is a person;
+VERSION = "offline-12"   # 12: a heading of one word ("SALIVA.") is no name; "Americans (X included)" no alias.
+# 11: "Delphine", an organization to the NER model, a person. 10: "X, who" is a person;
 # no adverbs, no Roman numerals. 9: no speaker inside a quotation; "Skipper," calls. 8: no names capitalised by their
 # place. 7: "Mr. Bennet has" for "I have". 6: "sat on"
 

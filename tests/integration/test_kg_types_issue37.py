@@ -98,6 +98,16 @@ def test_a_word_in_a_headings_capitals_is_no_name(extract) -> None:  # noqa: ANN
     assert {"Holmes", "Watson"} <= {m.name for m in holmes.mentions}   # a heading's name the chapter also writes
     letter = extract("Yours ever, he wrote. “I remain, my dear sir, MR. WILLIAM COLLINS.”")
     assert any("Collins" in m.name for m in letter.mentions)   # an honorific marks a name in capitals
+    topic = extract("As you study your bodies, you find joints. HINGE-JOINTS. Some of your joints work like the "
+                    "hinges of a door, and these are called hinge-joints.")
+    assert "Hinge-Joints" not in {m.name for m in topic.mentions}   # a heading of one word, no capitals beside it
+    opening = extract("DISTILLING (dis-til'ing) may be a new word to you. The men who make whiskey use distilling "
+                      "to get the alcohol.")
+    assert "Distilling" not in {m.name for m in opening.mentions}   # a chapter's first word, set in capitals
+    buck = extract("BUCK did not read the newspapers. Buck lived at a big house. The buck ran off.")
+    assert "Buck" in {m.name for m in buck.mentions}   # named again where his place does not capitalise him
+    signed = extract("Your affectionate sister,", "LYDIA BENNET.", "Lydia had written it.")
+    assert "Lydia Bennet" in {m.name for m in signed.mentions}   # a name alone in capitals: no lower-case word
 
 
 def test_a_place_by_its_shape(extract) -> None:  # noqa: ANN001
@@ -208,3 +218,10 @@ def test_a_first_name_the_model_calls_an_organization_is_a_person(extract) -> No
     assert types.get("Delphine de Nucingen") == types.get("Christophe") == "character", types
     firms = _types(extract("He bought a revolver from Smith & Wesson and wrote to the Alliance about it."))
     assert "character" not in {firms.get("Smith & Wesson"), firms.get("Alliance")}, firms
+
+
+def test_a_name_in_brackets_is_another_name_only_when_it_stands_alone(extract) -> None:  # noqa: ANN001
+    ext = extract("Many Americans (Thomas Jefferson included) owned land. Elizabeth Bennet (Lizzy) laughed.")
+    pairs = {(a.name_a, a.name_b) for a in ext.aliases}
+    assert ("Americans", "Thomas Jefferson") not in pairs, pairs   # one of them, not another name
+    assert ("Elizabeth Bennet", "Lizzy") in pairs, pairs

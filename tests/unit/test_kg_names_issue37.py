@@ -91,6 +91,12 @@ def test_a_place_word_the_book_writes_after_an_honorific_is_a_surname() -> None:
     assert _type(counts, "Asaph Hall") == "character"   # "Mr. Hall" makes "Hall" a family name here
     assert _type(counts, "Netherfield Hall") == "location"
     assert _type(counts[1:], "Asaph Hall") == "location"   # without it, a place by its shape
+    wife = [(1, "Mr. Hall", "character", 30), (1, "Angeline", "character", 40), (1, "Angeline Hall", "location", 9),
+            (2, "Angeline Hall", "character", 4)]
+    assert _type(wife, "Angeline Hall") == "character"   # a person's name and the family name: a person's shape
+    assert _type(wife[1:], "Angeline Hall") == "location"   # without "Mr. Hall", the chapters' votes decide
+    music = [(1, "Mr. Hall", "character", 30), (1, "Music Hall", "location", 9), (2, "Music Hall", "character", 4)]
+    assert _type(music, "Music Hall") == "location"
 
 
 def test_a_name_the_book_writes_with_a_title_is_a_persons() -> None:
