@@ -6,9 +6,10 @@ person's surname: "Church" beside "Mr. Church" in one entity (whose mentions cou
 "Colonel Stuart", however the NER model labelled it), or a two-word name whose last word the book writes after an
 honorific ("Asaph Hall" where the book has "Mr. Hall"; not "Netherfield Hall"), which, starting with a given name
 (of the long list, given_names.is_first_name) or a name the book's chapters call a person ("Angeline"), votes a
-person at twice its mentions: the NER model calls "Angeline Hall" a building. An entity whose every name is a place
-by its shape or the start of one ("Kynance" beside "Kynance Cove") is that place, whatever a chapter's verbs said of
-the short form."""
+person at twice its mentions: the NER model calls "Angeline Hall" a building. So does a given name alone that the
+book writes before a surname in a name its chapters call a person ("Marion" beside "Marion Cullen": "in Marion" made
+her a town). An entity whose every name is a place by its shape or the start of one ("Kynance" beside "Kynance
+Cove") is that place, whatever a chapter's verbs said of the short form."""
 from __future__ import annotations
 
 from collections import Counter
@@ -39,10 +40,22 @@ def titled_surnames(names: Iterable[str]) -> frozenset[str]:
     return frozenset(parts.core[-1] for name in names if _titled(name, parts := parse_name(name)))
 
 
+def first_names_of_people(type_votes: Mapping[str, Counter[str]]) -> frozenset[str]:
+    """The first words of the book's two-word names that its chapters call a person and that start with a given name
+    of the long list ("Marion" of "Marion Cullen")."""
+    out = set()
+    for name, votes in type_votes.items():
+        core = parse_name(name).core
+        if len(core) == 2 and is_first_name(core[0]) and votes and pick_type(votes) == "character":
+            out.add(core[0])
+    return frozenset(out)
+
+
 def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]], totals: Mapping[str, int],
-                 family_names: frozenset[str]) -> str:
+                 family_names: frozenset[str], first_names: frozenset[str] = frozenset()) -> str:
     """The type of the entity holding `members` (module docstring); `type_votes`: each name's chapter votes,
-    `totals`: its mentions, `family_names`: titled_surnames of the whole book."""
+    `totals`: its mentions, `family_names`: titled_surnames of the whole book, `first_names`: its
+    first_names_of_people."""
     parsed = {n: parse_name(n) for n in members}
     votes: Counter[str] = Counter()
     titled = {parts.core for n, parts in parsed.items() if _titled(n, parts)}
@@ -58,6 +71,8 @@ def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]],
             shaped.append(core)
         elif not surname and (kind := shape_type(n)):
             votes[kind] += 2 * totals[n]
+        elif len(core) == 1 and parts.honorific is None and core[0] in first_names:
+            votes["character"] += 2 * totals[n]   # "Marion" where the book has "Marion Cullen": her first name
         elif surname and len(core) == 2 and (is_first_name(core[0]) or (
                 core[0] in type_votes and pick_type(type_votes[core[0]]) == "character")):
             votes["character"] += 2 * totals[n]   # "Angeline Hall": a person's shape

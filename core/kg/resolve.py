@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.kg.cluster_type import cluster_type, pick_type, titled_surnames
+from core.kg.cluster_type import cluster_type, first_names_of_people, pick_type, titled_surnames
 from core.kg.evidence import PLACE_SUFFIXES, MergeGuards, Proposal, propose_links
 from core.kg.names import parse_name, surname, title_class
 from core.kg.given_names import formal_forms, same_given_name
@@ -395,9 +395,10 @@ def resolve(inp: ResolutionInput, guards: MergeGuards | None = None) -> Resoluti
         by_root[replay.forest.find(event[1])].append(event)
     clusters = []
     family_names = titled_surnames(replay.totals)
+    first_names = first_names_of_people(replay.type_votes)
     for root, members in replay.forest.members.items():
         names = _tree(members, by_root.get(root, []), replay.first, replay.totals)
-        kind = cluster_type(members, replay.type_votes, replay.totals, family_names)
+        kind = cluster_type(members, replay.type_votes, replay.totals, family_names, first_names)
         clusters.append(Cluster(names, pick_label(names), kind))
     _apply_labels(clusters, inp.decisions)
     clusters.sort(key=lambda c: (c.first_chapter, -c.mentions, c.label))

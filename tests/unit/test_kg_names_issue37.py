@@ -99,6 +99,14 @@ def test_a_place_word_the_book_writes_after_an_honorific_is_a_surname() -> None:
     assert _type(music, "Music Hall") == "location"
 
 
+def test_a_given_name_the_book_writes_before_a_persons_surname_is_hers() -> None:
+    counts = [(1, "Marion Cullen", "character", 1), (1, "Marion", "location", 6), (2, "Paris", "location", 3),
+              (2, "Paris Hilton", "location", 1)]
+    assert _type(counts, "Marion") == "character"   # "in Marion": her, not the town
+    assert _type(counts[1:], "Marion") == "location"   # without her full name, the chapters' votes decide
+    assert _type(counts, "Paris") == "location"   # a full name the chapters do not call a person says nothing
+
+
 def test_a_name_the_book_writes_with_a_title_is_a_persons() -> None:
     counts = [(1, "Colonel Stuart", "character", 1), (1, "Stuart", "organization", 6), (2, "Stuart", "character", 2)]
     assert _together(_groups(counts), "Stuart", "Colonel Stuart") and _type(counts, "Stuart") == "character"
