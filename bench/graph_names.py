@@ -176,7 +176,11 @@ def main() -> None:
             from core.services import kg_service
             t0 = time.perf_counter()
             if args.from_dir:
-                built = open_kept(args.from_dir / f"{gold['book']}.db")
+                kept = args.from_dir / f"{gold['book']}.db"
+                if not kept.exists():   # opening it would make an empty database
+                    print(f"  {gold['book']}: no kept graph in {args.from_dir}, skipped", flush=True)
+                    continue
+                built = open_kept(kept)
                 if args.reresolve:
                     kg_service.resolve_entities(built["store"], built["work_id"])
             else:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from core.kg.names import parse_name, surname, title_class
-from core.kg.given_names import formal_forms, given_name_gender, is_given_name, same_given_name
+from core.kg.given_names import formal_forms, given_name_gender, is_first_name, is_given_name, same_given_name
 
 
 @dataclass(frozen=True)
@@ -288,7 +288,9 @@ def _place_links(name: str, index: _Index) -> list[Proposal]:
 
 def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[str], find: Callable[[str], str],
                guards: MergeGuards, kind_of: KindOf = _no_kind) -> Proposal | None:
-    person = kind_of(name, confident=True) in PERSON_KINDS or is_given_name(name) or bool(index.hon_single.get(name))
+    person = (kind_of(name, confident=True) in PERSON_KINDS or is_given_name(name) or bool(index.hon_single.get(name))
+              or (is_first_name(name) and any(kind_of(c) in PERSON_KINDS for c in index.by_first.get(name, ()))))
+    # ("Erin" of "Erin Grant", a given name of the long list before a person's surname, though "in Erin" typed it)
     if not person or name in POSTFIX_TITLES:
         return None  # "Africa", "Yukon": a place's name is no first name or surname of "North Africa" (but "Bhaer",
         # however a chapter typed it, is Mr. Bhaer's); "Bey" is a title

@@ -127,3 +127,11 @@ def test_a_place_word_that_names_the_same_place_joins_it_and_another_does_not() 
                       (3, "Dyea", "location", 5), (3, "Dyea Canon", "location", 2)])
     assert _together(groups, "Kynance", "Kynance Cove") and _together(groups, "Santa Clara", "Santa Clara Valley")
     assert not _together(groups, "Dyea", "Dyea Canon")   # a canyon near the town is another place
+
+
+def test_a_given_name_of_the_long_list_joins_the_persons_full_name() -> None:
+    groups = _groups([(1, "Erin Grant", "character", 1), (1, "Erin", "location", 3), (2, "Florence", "location", 5),
+                      (2, "Florence Nightingale", "character", 3)])
+    assert _together(groups, "Erin", "Erin Grant")   # "in Erin" typed her a town; her full name says who she is
+    assert not _together(groups, "Florence", "Florence Nightingale")   # the city, clearly a place, stays apart
+
