@@ -40,13 +40,18 @@ def titled_surnames(names: Iterable[str]) -> frozenset[str]:
     return frozenset(parts.core[-1] for name in names if _titled(name, parts := parse_name(name)))
 
 
+def _a_person(votes: Counter[str] | None) -> bool:
+    """Whether the chapters' votes for a name, if it has any, call it a person."""
+    return votes is not None and bool(votes) and pick_type(votes) == "character"
+
+
 def first_names_of_people(type_votes: Mapping[str, Counter[str]]) -> frozenset[str]:
     """The first words of the book's two-word names that its chapters call a person and that start with a given name
     of the long list ("Marion" of "Marion Cullen")."""
     out = set()
     for name, votes in type_votes.items():
         core = parse_name(name).core
-        if len(core) == 2 and is_first_name(core[0]) and votes and pick_type(votes) == "character":
+        if len(core) == 2 and is_first_name(core[0]) and _a_person(votes):
             out.add(core[0])
     return frozenset(out)
 
@@ -73,8 +78,7 @@ def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]],
             votes[kind] += 2 * totals[n]
         elif len(core) == 1 and parts.honorific is None and core[0] in first_names:
             votes["character"] += 2 * totals[n]   # "Marion" where the book has "Marion Cullen": her first name
-        elif surname and len(core) == 2 and (is_first_name(core[0]) or (
-                core[0] in type_votes and pick_type(type_votes[core[0]]) == "character")):
+        elif surname and len(core) == 2 and (is_first_name(core[0]) or _a_person(type_votes.get(core[0]))):
             votes["character"] += 2 * totals[n]   # "Angeline Hall": a person's shape
         elif is_given_name(core[0]):  # not "Queen Charlotte Sound"
             votes["character"] += totals[n]

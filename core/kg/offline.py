@@ -65,11 +65,19 @@ def alias_links(sent: Span, mentions: list[Mention], chunk_index: int) -> list[A
         after = doc[second.end].text if second.end < len(doc) else ""
         if bridge.startswith(", or") and after not in (",", ")", ";", "as", "—", "-", "."):
             continue  # "Jane, or Elizabeth will go" offers a choice; a true alias is parenthetical
-        if bridge == "(" and after not in (")", ",", ";"):
-            continue  # "Americans (Angeline Stickney included)": one of them, not another name
+        if bridge == "(" and (after not in (")", ",", ";") or _cast(first.name, second.name)):
+            continue  # "Americans (Angeline Stickney included)": one of them; "Rachael (Sean Young)": who plays her
         kind = "apposition-or" if bridge.startswith(", or") else "apposition"   # people only (core.kg.resolve)
         links.append(AliasLink(first.name, second.name, kind, chunk_index, " ".join(sent.text.split())))
     return links
+
+
+def _cast(name: str, bracketed: str) -> bool:
+    """Whether a name in brackets after another is a different person's full name, as a film's summary names the
+    actor after the part ("Rachael (Sean Young)", "Gus (John C. Reilly)"): two words or more, the first a given
+    name, none of them in the name before it. "Elizabeth Bennet (Lizzy)" stays an alias."""
+    inner, outer = parse_name(bracketed).core, parse_name(name).core
+    return len(inner) >= 2 and is_first_name(inner[0]) and not set(inner) & set(outer)
 
 
 Lemma = Callable[["Token"], str]
@@ -309,8 +317,8 @@ def _first_name_organization(name: str, labels: Counter[str]) -> bool:
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-12"   # 12: a heading of one word ("SALIVA.") is no name; "Americans (X included)" no alias.
-# 11: "Delphine", an organization to the NER model, a person. 10: "X, who" is a person;
+VERSION = "offline-12"   # 12: a heading of one word ("SALIVA.") is no name; "Americans (X included)" and "Rachael
+# (Sean Young)" no alias. 11: "Delphine", an organization to the NER model, a person. 10: "X, who" is a person;
 # no adverbs, no Roman numerals. 9: no speaker inside a quotation; "Skipper," calls. 8: no names capitalised by their
 # place. 7: "Mr. Bennet has" for "I have". 6: "sat on"
 

@@ -225,3 +225,5 @@ def test_a_name_in_brackets_is_another_name_only_when_it_stands_alone(extract) -
     pairs = {(a.name_a, a.name_b) for a in ext.aliases}
     assert ("Americans", "Thomas Jefferson") not in pairs, pairs   # one of them, not another name
     assert ("Elizabeth Bennet", "Lizzy") in pairs, pairs
+    cast = extract("Deckard learns that Tyrell's assistant Rachael (Sean Young) is a replicant.")
+    assert ("Rachael", "Sean Young") not in {(a.name_a, a.name_b) for a in cast.aliases}   # the actor who plays her
