@@ -75,6 +75,29 @@ def _canonical_honorific(word: str) -> str | None:
     return HONORIFICS.get(word.lower().rstrip("."))
 
 
+_ROMAN_NUMERAL = re.compile(r"(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})\.?")   # I to LXXXIX: "Henry VIII", "Louis XIV"
+
+
+def _recased(words: list[str]) -> list[str]:
+    """Words written in capitals in their usual case: a name all in capitals title-cased ("WILLIAM COLLINS" in a
+    letter), but a regnal or serial numeral after a word ("HENRY IV") and a word with a digit ("MI6") kept as
+    written; in a name that is not all capitals, a word in capitals is an abbreviation or a numeral and stays ("King
+    Edward VI", "World War II", "US Army"). A name of one word in capitals is title-cased, whatever it abbreviates:
+    "BUCK" opening a chapter is Buck, and no list says that "FBI" is not a word."""
+    if not any(w.isupper() and len(w) > 1 for w in words):
+        return words
+    all_caps = all(w.isupper() or not any(ch.isalpha() for ch in w) for w in words)
+    out = []
+    for k, w in enumerate(words):
+        if not (w.isupper() and len(w) > 1):
+            out.append(w)
+        elif not all_caps or any(ch.isdigit() for ch in w) or (k > 0 and _ROMAN_NUMERAL.fullmatch(w)):
+            out.append(w)
+        else:
+            out.append(w.title())
+    return out
+
+
 def normalize_name(text: str) -> str | None:
     """The canonical spelling of a surface name, or None when it is not usable as an entity name."""
     text = _SPACES.sub(" ", text.replace("\u00a0", " ")).strip()
@@ -87,7 +110,7 @@ def normalize_name(text: str) -> str | None:
     if text.lower().startswith("the "):
         text = text[4:]
     words = [w.strip("_*") for w in text.split(" ") if w.strip("_*")]
-    words = [w.title() if w.isupper() and len(w) > 1 else w for w in words]  # "WILLIAM COLLINS" in a letter
+    words = _recased(words)
     while words and words[0].lower() in LEADING_NOISE:
         words = words[1:]  # "Dear Lizzy", "MY DEAR HARRIET"
     if not words or len(words) > MAX_NAME_WORDS:

@@ -16,6 +16,15 @@ def test_normalize_name(raw: str, expected: str) -> None:
     assert normalize_name(raw) == expected
 
 
+@pytest.mark.parametrize("raw, expected", [
+    ("Richard II", "Richard II"), ("King Edward VI", "King Edward VI"), ("World War II", "World War II"),
+    ("HENRY VIII", "Henry VIII"), ("MI6", "MI6"), ("US Army", "US Army"), ("MR. DARCY", "Mr. Darcy"),
+    ("NEW YORK", "New York"), ("BUCK", "Buck"), ("John Dix", "John Dix"), ("JOHN DIX", "John Dix"),
+])
+def test_a_numeral_or_an_abbreviation_keeps_its_capitals(raw: str, expected: str) -> None:
+    assert normalize_name(raw) == expected   # "Richard Ii" and "King Henry Iv" were on the Graph page
+
+
 @pytest.mark.parametrize("raw", ["Mr.", "Sir", "I", "Oh", "Mary and Kitty", "Matlock, Chatsworth", "", "   ",
                                  "lower case words", "x" * 70])
 def test_rejects_what_is_not_a_name(raw: str) -> None:
