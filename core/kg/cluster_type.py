@@ -42,7 +42,9 @@ def titled_surnames(names: Iterable[str]) -> frozenset[str]:
 
 def _a_person(votes: Counter[str] | None) -> bool:
     """Whether the chapters' votes for a name, if it has any, call it a person."""
-    return votes is not None and bool(votes) and pick_type(votes) == "character"
+    if not votes:
+        return False
+    return pick_type(votes) == "character"
 
 
 def first_names_of_people(type_votes: Mapping[str, Counter[str]]) -> frozenset[str]:
@@ -57,7 +59,7 @@ def first_names_of_people(type_votes: Mapping[str, Counter[str]]) -> frozenset[s
 
 
 def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]], totals: Mapping[str, int],
-                 family_names: frozenset[str], first_names: frozenset[str] = frozenset()) -> str:
+                 family_names: frozenset[str], first_names: frozenset[str]) -> str:
     """The type of the entity holding `members` (module docstring); `type_votes`: each name's chapter votes,
     `totals`: its mentions, `family_names`: titled_surnames of the whole book, `first_names`: its
     first_names_of_people."""

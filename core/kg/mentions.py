@@ -9,7 +9,6 @@ it (propagate_names). A letter's signature is a character's name (core.kg.letter
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING
 from core.kg import letters
 from core.kg.coref_words import SPEECH_VERBS
 from core.kg.given_names import is_given_name
-from core.kg.names import HONORIFICS, normalize_name
+from core.kg.names import HONORIFICS, ROMAN_NUMERAL, normalize_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Doc
@@ -322,7 +321,6 @@ def _capitalised_by_position(doc: Doc, m: Mention) -> bool:
     return before.is_space or before.text in _OPENERS or before.text.rstrip(".") == ""
 
 
-_ROMAN = re.compile(r"M{0,4}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _NUMBERED = frozenset({"chapter", "book", "part", "volume", "vol", "canto", "act", "scene", "section", "letter",
                        "stave", "no"})
 
@@ -334,7 +332,7 @@ def _numeral(doc: Doc, m: Mention) -> bool:
     if m.end - m.start != 1:
         return False
     word = doc[m.start].text.rstrip(".")
-    if len(word) < 2 or not _ROMAN.fullmatch(word.upper()):
+    if len(word) < 2 or not ROMAN_NUMERAL.fullmatch(word.upper()):
         return False
     return ((word.isupper() and set(word) <= set("IVXL"))
             or (m.start > 0 and doc[m.start - 1].lower_.rstrip(".") in _NUMBERED))
@@ -347,7 +345,7 @@ def _numbered(doc: Doc, m: Mention) -> bool:
     if m.end - m.start != 1 or len(doc[m.start].text) > 4 or m.end + 1 >= len(doc) or doc[m.end].text != ".":
         return False
     number = doc[m.end + 1].text
-    return number[:1].isdigit() or (len(number) >= 2 and number.isupper() and bool(_ROMAN.fullmatch(number)))
+    return number[:1].isdigit() or (len(number) >= 2 and number.isupper() and bool(ROMAN_NUMERAL.fullmatch(number)))
 
 
 def _common_word(doc: Doc, m: Mention, lower: set[str], not_nouns: frozenset[str], adverbs: frozenset[str]) -> bool:

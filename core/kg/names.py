@@ -75,27 +75,21 @@ def _canonical_honorific(word: str) -> str | None:
     return HONORIFICS.get(word.lower().rstrip("."))
 
 
-_ROMAN_NUMERAL = re.compile(r"(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})\.?")   # I to LXXXIX: "Henry VIII", "Louis XIV"
+ROMAN_NUMERAL = re.compile(r"M{0,4}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")   # in capitals
 
 
 def _recased(words: list[str]) -> list[str]:
     """Words written in capitals in their usual case: a name all in capitals title-cased ("WILLIAM COLLINS" in a
-    letter), but a regnal or serial numeral after a word ("HENRY IV") and a word with a digit ("MI6") kept as
-    written; in a name that is not all capitals, a word in capitals is an abbreviation or a numeral and stays ("King
-    Edward VI", "World War II", "US Army"). A name of one word in capitals is title-cased, whatever it abbreviates:
-    "BUCK" opening a chapter is Buck, and no list says that "FBI" is not a word."""
-    if not any(w.isupper() and len(w) > 1 for w in words):
-        return words
+    letter), but a regnal or serial numeral after a word ("HENRY IV", of I, V, X, L and C) and a word with a digit
+    ("MI6") kept as written; in a name that is not all capitals, a word in capitals is an abbreviation or a numeral
+    and stays ("King Edward VI", "World War II", "US Army"). A name of one word in capitals is title-cased, whatever
+    it abbreviates: "BUCK" opening a chapter is Buck, and no list says that "FBI" is not a word."""
     all_caps = all(w.isupper() or not any(ch.isalpha() for ch in w) for w in words)
-    out = []
-    for k, w in enumerate(words):
-        if not (w.isupper() and len(w) > 1):
-            out.append(w)
-        elif not all_caps or any(ch.isdigit() for ch in w) or (k > 0 and _ROMAN_NUMERAL.fullmatch(w)):
-            out.append(w)
-        else:
-            out.append(w.title())
-    return out
+
+    def kept(k: int, w: str) -> bool:
+        numeral = k > 0 and set(w.rstrip(".")) <= set("IVXLC") and bool(ROMAN_NUMERAL.fullmatch(w.rstrip(".")))
+        return not (w.isupper() and len(w) > 1) or not all_caps or any(ch.isdigit() for ch in w) or numeral
+    return [w if kept(k, w) else w.title() for k, w in enumerate(words)]
 
 
 def normalize_name(text: str) -> str | None:
