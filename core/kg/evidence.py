@@ -76,6 +76,9 @@ FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", 
 # A man's honorifics: "John Brooke" is "Mr. Brooke"; "Mrs. Brooke" is his wife, not a reason to doubt it.
 MAN_TITLES = frozenset({"Mr.", "Sir", "Lord", "Dr.", "Professor", "Rev.", "Colonel", "Captain", "Major", "General",
                         "Lieutenant", "Sergeant", "Admiral", "Inspector", "Master", "Monsieur", "Uncle"})
+# Honorifics only a woman has.
+WOMEN_TITLES = frozenset({"Miss", "Mrs.", "Ms.", "Madame", "Mademoiselle", "Lady", "Dame", "Duchess", "Countess",
+                          "Baroness", "Queen", "Princess", "Mother", "Sister", "Aunt"})
 # Honorifics only a man has (a doctor, a professor or a captain may be a woman: "Dr. Elsie Inglis").
 MEN_ONLY_TITLES = frozenset({"Mr.", "Sir", "Lord", "Master", "Monsieur", "Uncle", "King", "Prince", "Duke", "Count",
                              "Baron", "Father", "Brother"})
@@ -295,6 +298,10 @@ def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[
         return None  # "Africa", "Yukon": a place's name is no first name or surname of "North Africa" (but "Bhaer",
         # however a chapter typed it, is Mr. Bhaer's); "Bey" is a title
     as_surname = [] if is_given_name(name) else index.by_surname.get(name, [])  # "London Lydia" is no Lydia
+    if not any(parse_name(n).honorific in WOMEN_TITLES for n in index.hon_single.get(name, ())):
+        as_surname = [c for c in as_surname if not _a_woman(c)]
+    # a surname alone names a man of the family, not a woman of it ("Beaufort", the father of "Caroline Beaufort"),
+    # unless the book titles it as a woman's ("Miss Inglis" and "Elsie Inglis"; "Mr. Inglis" is her father)
     # "Fezziwig" alone is not "Mrs. Fezziwig": a bare surname names the man of the house, if anyone
     titled = [n for n in index.hon_single.get(name, []) if parse_name(n).honorific not in ("Mrs.", "Madame")]
     direct = {c for c in set(index.by_first.get(name, [])) | set(as_surname) | set(titled)
@@ -403,6 +410,12 @@ def _is_stale(bare: str, candidate: str, first: dict[str, int], totals: Counter[
         return False
     family = surname(candidate)
     return index is None or not family or index.family_first.get(family, first[candidate]) > first[bare]
+
+
+def _a_woman(name: str) -> bool:
+    """A full name with a woman's given name and no honorific: "Caroline Beaufort"."""
+    parts = parse_name(name)
+    return not parts.honorific and len(parts.core) >= 2 and given_name_gender(parts.core[0]) == "f"
 
 
 def _wife_of(name: str) -> bool:

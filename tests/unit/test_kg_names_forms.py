@@ -158,3 +158,14 @@ def test_cap_is_captain() -> None:
                       (1, "Captain David O'Hara", "character", 1), (2, "Mrs. O'Hara", "character", 3)])
     assert _together(groups, "Cap O'Hara", "Captain O'Hara", "Captain David O'Hara")
     assert not _together(groups, "Captain O'Hara", "Mrs. O'Hara")
+
+
+def test_a_surname_alone_is_no_woman_of_the_family_unless_the_book_titles_her_so() -> None:
+    groups = _groups([(1, "Beaufort", "character", 12), (1, "Caroline Beaufort", "character", 4),
+                      (2, "Wainwright", "character", 20), (2, "Martha Wainwright", "character", 6)])
+    assert not _together(groups, "Beaufort", "Caroline Beaufort")    # her father
+    assert not _together(groups, "Wainwright", "Martha Wainwright")   # her brother
+    groups = _groups([(1, "Elsie Inglis", "character", 9), (1, "Miss Inglis", "character", 3),
+                      (2, "Inglis", "character", 4), (3, "Henry Hope", "character", 6), (3, "Hope", "character", 5)])
+    assert _together(groups, "Inglis", "Elsie Inglis")   # "Miss Inglis": the book calls her by the surname
+    assert _together(groups, "Hope", "Henry Hope")       # a man's full name as before
