@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from core.kg.coref_words import (ANIMAL_NOUNS, ANIMATE_VERBS, AT_PERSON_VERBS, DIRECTION_PREPOSITIONS, FEMALE,
                                  FIRST_PERSON, MALE, MOTION_VERBS, PERSON_APPOSITIONS, PERSONAL_NOUNS,
-                                 PLACE_PREPOSITIONS, SUBJECT_DEPS, THIRD_PERSON, is_place_name, prior_gender)
+                                 PLACE_PREPOSITIONS, SUBJECT_DEPS, THIRD_PERSON, WORK_NOUNS, is_place_name,
+                                 prior_gender)
 
 from core.kg.given_names import is_given_name
 
@@ -113,6 +114,8 @@ class EvidenceMixin:
         closes = m.end < len(doc) and doc[m.end].text in ("”", '"')
         if opens and closes and m.end - m.start >= 2:
             self.out.thing_evidence[m.name] += 1   # “Sentimental Journey”: a title quoted on its own, not a speech
+        if root.dep_ == "pobj" and root.head.lower_ == "of" and root.head.head.lower_ in WORK_NOUNS:
+            self.out.thing_evidence[m.name] += 1   # "the publication of the Sentimental Journey": a written work
         owner, owned = name_token, name_token.head
         if (owner.dep_ == "poss" and m.end < len(doc) and doc[m.end].lower_ in ("'s", "’s")
                 and owned.lower_ not in PERSONAL_NOUNS

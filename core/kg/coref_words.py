@@ -69,6 +69,13 @@ marriage death life letter name opinion feelings temper pride manners surprise a
 """.split())
 
 
+# Nouns said of a written work "of" it ("the publication of the Sentimental Journey", "a translator of Tristram
+# Shandy", "the author of Waverley"): the name after them is a book, a poem, a paper, not a person or a place.
+WORK_NOUNS = frozenset("""publication translation translations translator translators edition editions author authors
+copy copies reader readers reviewer reviewers sequel reprint reprints publisher publishers manuscript perusal
+printing imitation imitations imitator imitators recension""".split())
+
+
 # Animals a named character may be ("Curly, a good-natured Newfoundland", "Toots, the Japanese pug", "two native
 # huskies, Teek and Koona", "Nig was a huge black dog"): a name in apposition with one of these, or said to be one, is
 # a character (issue 37: the dogs of The Call of the Wild were typed as places and an organization).

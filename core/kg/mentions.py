@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from core.kg import letters
 from core.kg.coref_words import SPEECH_VERBS
-from core.kg.given_names import is_given_name
+from core.kg.given_names import is_first_name, is_given_name
 from core.kg.names import HONORIFICS, ROMAN_NUMERAL, normalize_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -290,7 +290,7 @@ def _in_capitals(doc: Doc, m: Mention) -> bool:
                for k in (m.start - 1, m.start - 2, m.end, m.end + 1))
 
 
-def _heading_word(doc: Doc, m: Mention, lower: set[str]) -> bool:
+def _heading_word(doc: Doc, m: Mention, lower: Counter[str]) -> bool:
     """Whether a mention in capitals, every word of which the chapter also writes in lower case, is a sentence of its
     own or opens one: a heading of one topic ("HINGE-JOINTS. Some of your joints work like hinges", "SALIVA."),
     where no neighbour in capitals shows the heading (`_in_capitals`), or a chapter's first word set in capitals
@@ -348,17 +348,65 @@ def _numbered(doc: Doc, m: Mention) -> bool:
     return number[:1].isdigit() or (len(number) >= 2 and number.isupper() and bool(ROMAN_NUMERAL.fullmatch(number)))
 
 
-def _common_word(doc: Doc, m: Mention, lower: set[str], not_nouns: frozenset[str], adverbs: frozenset[str]) -> bool:
-    """Whether a mention is a common word capitalised by its place (see drop_exclamations)."""
-    if m.evidence or is_given_name(m.name) or not _capitalised_by_position(doc, m):
+def _in_capitalised_list(doc: Doc, m: Mention, lower: Counter[str], nouns: frozenset[str]) -> bool:
+    """Whether a one-word mention is an item of a list of capitalised common nouns, as in a bill of fare or a table
+    ("Squash, Bread, Butter, Salt"): a run of three or more capitalised words between commas, of which another is a
+    word the chapter writes in lower case ("bread"), and the mention a noun of the dictionary (`nouns`, singular or
+    plural) or written in lower case too. A list of cities ("Paris, London, Rome": nouns to WordNet too) or of
+    given names ("Meg, Jo, Beth") has no item the chapter writes in lower case."""
+    if m.end - m.start != 1:
+        return False
+
+    def item(k: int) -> bool:
+        return 0 <= k < len(doc) and doc[k].is_alpha and doc[k].text.istitle() and not is_given_name(doc[k].text)
+
+    if not item(m.start):
+        return False
+    first = last = m.start
+    while first >= 2 and doc[first - 1].text == "," and item(first - 2):
+        first -= 2
+    while last + 2 < len(doc) and doc[last + 1].text == "," and item(last + 2):
+        last += 2
+    others = [doc[k].lower_ for k in range(first, last + 1, 2) if k != m.start]
+    word = doc[m.start].lower_
+    return (len(others) >= 2 and any(lower[w] > 0 for w in others)
+            and (lower[word] > 0 or any(w in nouns for w in _singulars(word))))
+
+
+def _singulars(word: str) -> tuple[str, ...]:
+    """A word and the singulars a plural in -s, -es or -ies may have ("peaches": "peache", "peach")."""
+    forms = [word]
+    if word.endswith("ies"):
+        forms.append(word[:-3] + "y")
+    if word.endswith("es"):
+        forms.append(word[:-2])
+    if word.endswith("s"):
+        forms.append(word[:-1])
+    return tuple(forms)
+
+
+def _common_word(doc: Doc, m: Mention, lower: Counter[str], words: tuple[frozenset[str], frozenset[str],
+                 frozenset[str]], written: int) -> bool:
+    """Whether a mention is a common word capitalised by its place (see drop_exclamations); `words`: the words that
+    are never nouns, the adverbs and the nouns; `written`: how often the chapter writes the name."""
+    not_nouns, adverbs, nouns = words
+    if m.evidence or is_given_name(m.name):
+        return False
+    if _in_capitalised_list(doc, m, lower, nouns):
+        return m.label != "PERSON"
+    if not _capitalised_by_position(doc, m):
         return False
     word = m.name.lower()
-    return doc.vocab[word].is_stop or word in adverbs or (m.label != "PERSON" and (
-        word in lower or word in not_nouns or doc[m.start].pos_ in COMMON_POS))
+    if m.label == "PERSON":   # "Saliva has the wonderful power": a person to the NER model, a noun 13 times
+        return (doc.vocab[word].is_stop or word in adverbs
+                or (lower[word] >= max(3, 2 * written) and not is_first_name(m.name)))
+    return (doc.vocab[word].is_stop or word in adverbs or word in lower or word in not_nouns
+            or doc[m.start].pos_ in COMMON_POS)
 
 
 def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]], not_nouns: frozenset[str] = frozenset(),
-                      adverbs: frozenset[str] = frozenset()) -> list[list[Mention]]:
+                      adverbs: frozenset[str] = frozenset(), nouns: frozenset[str] = frozenset()
+                      ) -> list[list[Mention]]:
     """`mentions` without the names that a chapter only ever exclaims (`_exclaimed`): an oath ("by Gar!") or a cry
     ("Sacredam!") is not a character, while "Buck!" stays, the chapter naming Buck elsewhere too. An oath after "by"
     is dropped wherever it occurs ("by George!" swears; George elsewhere is still a name). Likewise a name the
@@ -369,17 +417,19 @@ def drop_exclamations(docs: Sequence[Doc], mentions: list[list[Mention]], not_no
     adverb and nothing else (`adverbs`: "Beautifully illustrated", which the NER model calls a person), or that the
     NER model does not call a person and that is written in lower case too, tagged a common noun, adjective, verb or
     adverb, or an English word that is never a noun (`not_nouns`): "Then—", "Postpone and postpone", "Frantic, I
-    dashed", "Anger rose in Martin". A given name ("Will", "Grace") stays, and so does a name with an apposition
-    ("Curly, a good-natured Newfoundland") and a surname that is a noun too ("Clay, at the Association")."""
-    lower = {t.text for doc in docs for t in doc if t.is_alpha and t.is_lower}
+    dashed", "Anger rose in Martin"; one the NER model calls a person only where the chapter writes it in lower
+    case at least three times and twice as often ("Saliva has the wonderful power"). So is an item of a list of
+    capitalised nouns (`_in_capitalised_list`, `nouns`: "Squash, Bread, Butter, Salt"). A given name ("Will",
+    "Grace") stays, and so does a name with an apposition ("Curly, a good-natured Newfoundland") and a surname that
+    is a noun too ("Clay, at the Association")."""
+    lower: Counter[str] = Counter(t.text for doc in docs for t in doc if t.is_alpha and t.is_lower)
     not_a_name: Counter[str] = Counter()
-    total: Counter[str] = Counter()
+    total: Counter[str] = Counter(m.name for per_doc in mentions for m in per_doc)
     for doc, per_doc in zip(docs, mentions):
         for m in per_doc:
-            total[m.name] += 1
             not_a_name[m.name] += (_exclaimed(doc, m) or _numeral(doc, m) or _numbered(doc, m)
                                    or (not m.evidence and (_in_capitals(doc, m) or _heading_word(doc, m, lower)))
-                                   or _common_word(doc, m, lower, not_nouns, adverbs))
+                                   or _common_word(doc, m, lower, (not_nouns, adverbs, nouns), total[m.name]))
     only = {name for name, n in total.items() if not_a_name[name] == n}
     out = []
     for doc, per_doc in zip(docs, mentions):

@@ -339,7 +339,7 @@ class OfflineExtractor:
         self.batch_size = batch_size
         self.n_process = n_process
         self.also = dict(also or {})
-        self._not_noun_words: tuple[frozenset[str], frozenset[str]] | None = None   # (_not_nouns), read once
+        self._not_noun_words: tuple[frozenset[str], frozenset[str], frozenset[str]] | None = None   # read once
 
     def extract(self, chapters: Iterable[ChapterText], known: object = None) -> Iterator[ChapterExtraction]:
         """One ChapterExtraction per chapter, in order. Stopping early (closing the generator) stops the parse.
@@ -358,21 +358,23 @@ class OfflineExtractor:
             if close:
                 close()
 
-    def _not_nouns(self) -> tuple[frozenset[str], frozenset[str]]:
+    def _not_nouns(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         """The English words the pipeline's lemmatizer tables (WordNet's lemmas) know as adjectives, adverbs or
         verbs and never as nouns: words that name nobody where only their place in a sentence capitalises them
         ("Frantic, I dashed", "Postpone and postpone"), while a noun may be a surname ("Clay, at the Association");
-        and, of those, the words known only as adverbs ("Beautifully illustrated"), which no name is."""
+        of those, the words known only as adverbs ("Beautifully illustrated"), which no name is; and the nouns
+        ("butter", "banana": items of a capitalised list)."""
         nlp = self.nlp or nlp_helpers.load_spacy()
         try:
             lemmatizer: Any = nlp.get_pipe("lemmatizer")
             index = lemmatizer.lookups.get_table("lemma_index")
         except (KeyError, AttributeError, ValueError):  # a pipeline without the tables: none known
-            return frozenset(), frozenset()
+            return frozenset(), frozenset(), frozenset()
         strings = nlp.vocab.strings
         words = {pos: set(index.get(strings.add(pos), [])) for pos in ("noun", "adj", "adv", "verb")}
         not_nouns = frozenset((words["adj"] | words["adv"] | words["verb"]) - words["noun"])
-        return not_nouns, frozenset(words["adv"] - words["noun"] - words["adj"] - words["verb"])
+        return (not_nouns, frozenset(words["adv"] - words["noun"] - words["adj"] - words["verb"]),
+                frozenset(words["noun"]))
 
     def _lemma(self) -> Lemma:
         try:

@@ -227,3 +227,29 @@ def test_a_name_in_brackets_is_another_name_only_when_it_stands_alone(extract) -
     assert ("Elizabeth Bennet", "Lizzy") in pairs, pairs
     cast = extract("Deckard learns that Tyrell's assistant Rachael (Sean Young) is a replicant.")
     assert ("Rachael", "Sean Young") not in {(a.name_a, a.name_b) for a in cast.aliases}   # the actor who plays her
+
+
+def test_a_noun_the_model_calls_a_person_where_a_sentence_starts_is_no_name(extract) -> None:  # noqa: ANN001
+    names = {m.name for m in extract(
+        "The food is chewed, and a juice in the mouth, called saliva, moistens it. Saliva has the wonderful power of "
+        "turning starch into sugar. Without saliva we could not taste, and dry saliva is a sign of thirst.").mentions}
+    assert "Saliva" not in names, names
+    story = extract("Mr. Crane lived by the river. Crane said nothing at all. The crane flew over the water.")
+    assert any("Crane" in m.name for m in story.mentions)   # a surname the chapter also writes mid-sentence
+
+
+def test_an_item_of_a_list_of_capitalised_nouns_is_no_name(extract) -> None:  # noqa: ANN001
+    names = {m.name for m in extract(
+        "Here is the bill of fare for our dinner: Roast beef, Potatoes, Tomatoes, Squash, Bread, Butter, Salt, "
+        "Water, Peaches, Bananas, Oranges, Grapes. The bread was fresh.").mentions}
+    assert not {"Butter", "Bananas", "Peaches", "Oranges"} & names, names
+    cities = {m.name for m in extract("He had lived in Paris, London, Rome and Vienna before the war.").mentions}
+    assert {"Paris", "London", "Rome"} <= cities, cities   # nouns to the dictionary, no word in lower case
+
+
+def test_a_name_after_the_publication_of_is_a_written_work(extract) -> None:  # noqa: ANN001
+    types = _types(extract(
+        "Sterne went to France before the publication of the Sentimental Journey. Bode, the translator of the "
+        "Sentimental Journey, was at work in Hamburg. The Sentimental Journey was praised in Germany."))
+    assert types.get("Sentimental Journey") == "object", types
+    assert types.get("Sterne") != "object" and types.get("Hamburg") == "location", types
