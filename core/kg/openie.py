@@ -176,18 +176,33 @@ def triples_from_sentence(sent: Span, mention_at: MentionLookup = _no_mention) -
                 if not head or not tail or (head_name and head_name == tail_name):
                     continue
                 out.append(RawTriple(head, relation, tail, head_name, tail_name))
-                if not is_adjective and tail_name is None:
+                if not is_adjective and tail_name is None and not _fronted(obj, verb):
                     out.extend(_named_inside(head, head_name, relation, obj, mention_at))
     return out
+
+
+# First and second person possessives, and the subjects whose own they are: "your departure" is not Justine's.
+OTHER_OWNERS = {"my": {"i"}, "our": {"we"}, "your": {"you"}, "thy": {"thou"}}
+
+
+def _fronted(obj: Token, verb: Token) -> bool:
+    """Whether an object hangs off a preposition set before its verb: a scene-setting phrase ("After the death of
+    Mr. Darcy, Elizabeth went"), no relation of the subject to a name inside it."""
+    return obj.head.dep_ in PREP_DEPS and obj.head.head.i == verb.i and obj.head.i < verb.i
 
 
 def _named_inside(head: list[Token], head_name: str | None, relation: list[Token], obj: Token,
                   mention_at: MentionLookup) -> list[RawTriple]:
     """Edges to a name inside a common-noun object, the noun joining the relation: "took leave of Jane" ->
-    (X, took leave of, Jane); "returned Mr. Bennet's visit" -> (X, returned visit of, Mr. Bennet)."""
+    (X, took leave of, Jane); "returned Mr. Bennet's visit" -> (X, returned visit of, Mr. Bennet). Not through a
+    noun someone else owns: "was called home after your departure for Ingolstadt" is no relation to Ingolstadt."""
     found = []
+    speaker = {t.lower_ for t in head}
+    owned = any(c.dep_ == "poss" and (c.pos_ == "PROPN" or (c.lower_ in OTHER_OWNERS
+                                                             and not OTHER_OWNERS[c.lower_] & speaker))
+                for c in obj.children)   # "her visit to Pemberley" is the subject's own, "a day's journey" no one's
     for child in obj.children:
-        if child.dep_ == "prep":
+        if child.dep_ == "prep" and not owned:
             for pobj in (c for c in child.children if c.dep_ == "pobj"):
                 tail, name = noun_phrase(pobj, mention_at)
                 if name and name != head_name:

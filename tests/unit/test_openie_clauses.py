@@ -90,3 +90,18 @@ def test_a_fronted_preposition_reads_after_its_verb(model) -> None:  # noqa: ANN
                                          ("say", "says"), ("go", "goes"), ("Know", "Knows")])
 def test_a_verb_of_i_or_you_in_the_third_person(verb: str, third: str) -> None:
     assert third_person(verb) == third
+
+
+def test_no_relation_to_a_name_inside_a_scene_setting_phrase_or_someone_elses_noun(model) -> None:  # noqa: ANN001
+    def named(text: str) -> set[tuple[str, str]]:
+        doc = next(nlp.pipe([text], nlp=model, disable=nlp.KG_DISABLE))
+        names = {"Justine", "Ingolstadt", "Elizabeth", "Darcy", "Jane", "Pemberley"}
+        lookup = {t.i: (t.i, t.i + 1, t.text) for t in doc if t.text in names}
+        return {(r.head_name or "", r.tail_name or "") for s in doc.sents
+                for r in triples_from_sentence(s, lookup.get) if r.tail_name}
+    assert ("Justine", "Ingolstadt") not in named(
+        "Accordingly, a few months after your departure for Ingolstadt, Justine was called home by her mother.")
+    assert ("Justine", "Ingolstadt") not in named("Justine was called home after your departure for Ingolstadt.")
+    assert ("Elizabeth", "Darcy") not in named("After the death of Darcy, Elizabeth went to London.")
+    assert ("Elizabeth", "Jane") in named("Elizabeth took leave of Jane.")               # a noun of her own
+    assert ("Elizabeth", "Pemberley") in named("Elizabeth made her visit to Pemberley.")
