@@ -2,8 +2,8 @@
 
 A letter in a novel ends with a signature: a paragraph that is nothing but a name ("R. Walton", "“LYDIA BENNET.”")
 right after the complimentary close, a paragraph ending in a comma ("Your affectionate brother,", "...your
-well-wisher and friend,"; prose paragraphs never end in a comma), or the close and the name as one short paragraph
-("Your affectionate brother, Robert Walton"). It begins with a salutation: a short paragraph
+well-wisher and friend,"; prose paragraphs never end in a comma) or in a farewell ("Adieu! my cousin; ... write!",
+"God bless you."), or the close and the name as one short paragraph ("Your affectionate brother, Robert Walton"). It begins with a salutation: a short paragraph
 that opens with "Dear", "My", "Sir", "To"... and ends in a comma ("My dear Victor,", "MY DEAR HARRIET,", "Dear
 Sir,--"), or an address line ("To Mrs. Saville, England."). Inside a letter, "I" is the writer and "you" the
 person saluted, in narration (an epistolary chapter) as in a letter read aloud within quotation marks.
@@ -31,6 +31,9 @@ SALUTATION_WORDS = frozenset({"dear", "dearest", "my", "to", "sir", "madam", "ma
 # The first word of a complimentary close ("Your affectionate brother,", "Yours ever,", "Believe me, ...").
 CLOSING_WORDS = frozenset({"your", "yours", "ever", "believe", "faithfully", "affectionately", "sincerely", "truly",
                            "respectfully", "adieu", "farewell"})
+# Words of farewell that end a letter's last paragraph when no close of its own comes before the signature.
+FAREWELLS = frozenset({"adieu", "farewell", "yours"})
+FAREWELL_SPAN = 20
 _SIGNATURE_WORD = re.compile(r"^[A-Z][A-Za-z'’-]*\.?$")
 _MARKS = frozenset({'"', "“", "”", "‘", "’", "'", "—", "–", "-", "_", "*"})
 
@@ -80,9 +83,26 @@ def ends_in_comma(doc: Doc, p: Paragraph) -> bool:
     return _last_mark(doc, p) == ","
 
 
-def signature_span(doc: Doc, p: Paragraph, previous: Paragraph | None, previous_doc: Doc | None = None) -> Span | None:
-    """The name of a signature paragraph (see the module docstring), or None when `p` is not one."""
-    if previous is None or not ends_in_comma(previous_doc if previous_doc is not None else doc, previous):
+def ends_in_farewell(doc: Doc, p: Paragraph) -> bool:
+    """Whether the paragraph's last words bid farewell: "...Adieu! my cousin; take care of yourself; and, I entreat
+    you, write!", "I will only add, God bless you." (the last FAREWELL_SPAN words), or break off into the close
+    ("Oh, do come soon to your loving...")."""
+    words = [doc[i].lower_ for i in _words(doc, p)][-FAREWELL_SPAN:]
+    trailing = next((doc[i].text for i in range(p.end - 1, p.start - 1, -1) if not doc[i].is_space), "")
+    return (any(w in FAREWELLS for w in words) or any(a == "god" and b == "bless" for a, b in zip(words, words[1:]))
+            or (trailing in ("...", "…") and "your" in words[-4:]))
+
+
+def signature_span(doc: Doc, p: Paragraph, previous: Paragraph | None, previous_doc: Doc | None = None,
+                   following: tuple[Doc, Paragraph] | None = None) -> Span | None:
+    """The name of a signature paragraph (see the module docstring), or None when `p` is not one. After a farewell
+    rather than a close, a name followed by a salutation is the next letter's place and date ("Adieu, I embrace
+    you. / HEIDELBERG / My dear Mamma,"), not a signature."""
+    before = previous_doc if previous_doc is not None else doc
+    if previous is None:
+        return None
+    if not ends_in_comma(before, previous) and not (ends_in_farewell(before, previous)
+                                                    and not (following and is_salutation(*following))):
         return None
     words = _words(doc, p)
     if not 1 <= len(words) <= MAX_SIGNATURE_WORDS or ends_in_comma(doc, p):
@@ -128,7 +148,8 @@ def find_letters(docs: Sequence[Doc]) -> list[Letter]:
     last_end = -1
     for k in range(1, len(paras)):
         p, close = paras[k], paras[k - 1]
-        if signature_span(docs[p.doc], p, close, docs[close.doc]) is not None:
+        following = (docs[paras[k + 1].doc], paras[k + 1]) if k + 1 < len(paras) else None
+        if signature_span(docs[p.doc], p, close, docs[close.doc], following) is not None:
             body_end = k - 2                             # the paragraph before the close
         elif closing_signature_span(docs[p.doc], p) is not None:
             body_end = k - 1
@@ -147,5 +168,6 @@ def find_letters(docs: Sequence[Doc]) -> list[Letter]:
 
 def _is_signature_at(docs: Sequence[Doc], paras: list[Paragraph], k: int) -> bool:
     doc = docs[paras[k].doc]
+    following = (docs[paras[k + 1].doc], paras[k + 1]) if k + 1 < len(paras) else None
     return closing_signature_span(doc, paras[k]) is not None or (
-        k > 0 and signature_span(doc, paras[k], paras[k - 1], docs[paras[k - 1].doc]) is not None)
+        k > 0 and signature_span(doc, paras[k], paras[k - 1], docs[paras[k - 1].doc], following) is not None)

@@ -147,8 +147,10 @@ def find_mentions(doc: Doc) -> list[Mention]:
         found.append(Mention(tok.i, tok.i + 1, tok.text.capitalize(), "character"))
         covered.add(tok.i)
     paras = letters.paragraphs(doc)
-    for previous, paragraph in zip([None, *paras], paras):  # a letter's signature: "R. Walton", "LYDIA BENNET."
-        span = letters.signature_span(doc, paragraph, previous) or letters.closing_signature_span(doc, paragraph)
+    for k, (previous, paragraph) in enumerate(zip([None, *paras], paras)):   # a letter's signature: "R. Walton"
+        following = (doc, paras[k + 1]) if k + 1 < len(paras) else None
+        span = (letters.signature_span(doc, paragraph, previous, following=following)
+                or letters.closing_signature_span(doc, paragraph))
         name = normalize_name(span.text) if span is not None else None
         if span is not None and name:
             found = [m for m in found if m.end <= span.start or m.start >= span.end]

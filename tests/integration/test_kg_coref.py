@@ -327,6 +327,22 @@ def test_a_letter_joins_its_writer_to_the_people_it_names(extract):
     assert any({t.subject_name, t.object_name} == {"R. Walton", "Margaret"} for t in ext.triples)
 
 
+def test_a_letter_closed_with_a_farewell_is_signed_by_the_name_after_it(parse):
+    doc, found, _ = parse("“My dearest Cousin,\n\n“I will relate her history in a few words. Justine was the "
+                          "third.\n\n“Write, dearest Victor. Adieu! my cousin; take care of yourself; and, I entreat "
+                          "you, write!\n\n“Elizabeth Lavenza.\n\nI read the letter twice.")
+    assert found.stats["letters"] == 1
+    assert refs_of(found, doc, "I")[:2] == ["Elizabeth Lavenza", "Elizabeth Lavenza"]   # not the narrator
+    doc, found, _ = parse("“My dearest Cousin,” said he. “Come in!\n\n“Elizabeth Lavenza.\n\nI went home.")
+    assert found.stats["letters"] == 0   # a close with no farewell before the name: no signature
+    doc, found, _ = parse("Dear girls,\n\nI keep my diary and try to remember everything.\n\nAdieu, I embrace "
+                          "you tenderly.\n\nHEIDELBERG\n\nMy dear Mamma,\n\nI have so much to tell you.")
+    assert found.stats["letters"] == 0   # the next letter's place, not a signature
+    doc, found, _ = parse("Dear Mother,\n\nI send my love and some pansies.\n\nOh, do come soon to your "
+                          "loving...\n\nLITTLE BETH\n\nI went home.")
+    assert found.stats["letters"] == 1 and refs_of(found, doc, "I")[0] == "Little Beth"
+
+
 def test_a_name_after_a_comma_paragraph_without_a_salutation_is_no_letter(parse):
     doc, found, _ = parse("I walked to the harbour and looked at the ships, the cranes, the gulls,\n\n"
                           "Captain Walton\n\nI went home.")
