@@ -154,11 +154,34 @@ def _objects(verb: Token, relation: list[Token]) -> Iterator[tuple[list[Token], 
             yield from _objects(child, extended)
 
 
+# Verbs that open a question answered by yes or no ("Do you also join with my enemies?", "Is Beth ill?").
+QUESTION_OPENERS = frozenset({"do", "does", "did", "is", "are", "was", "were", "am", "have", "has", "had", "will",
+                              "would", "can", "could", "shall", "should", "may", "might", "must", "dare"})
+
+
+def asks_yes_or_no(verb: Token) -> bool:
+    """Whether a verb's clause asks whether something is so, and so states nothing: its auxiliary (or the verb "be"
+    or "have" itself) comes before its subject and a question mark ends it ("“Does Elizabeth love Darcy?” asked
+    Jane", "Is Beth ill?"). A question with "who", "why" or "how" may take what it asks about as given ("Why did you
+    kill him?") and is not one."""
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+    if subject is None:
+        return False
+    inverted = (any(c.dep_ in ("aux", "auxpass") and c.lower_ in QUESTION_OPENERS and c.i < subject.i
+                    for c in verb.children) or (verb.lower_ in QUESTION_OPENERS and verb.i < subject.i))
+    if not inverted or any(t.tag_ in ("WDT", "WP", "WP$", "WRB") for t in verb.subtree):
+        return False
+    doc, last = verb.doc, max(t.i for t in verb.subtree)
+    return any(t.text == "?" for t in verb.subtree) or (last + 1 < len(doc) and doc[last + 1].text == "?")
+
+
 def triples_from_sentence(sent: Span, mention_at: MentionLookup = _no_mention) -> list[RawTriple]:
     """Every (subject, relation, object) the sentence's parse supports, before any filtering."""
     out: list[RawTriple] = []
     for verb in sent:
         if verb.pos_ not in ("VERB", "AUX") or verb.dep_ in ("aux", "auxpass", "xcomp", "amod"):
+            continue
+        if asks_yes_or_no(verb):   # "Do you also join with my enemies?" states no joining
             continue
         subjs = subjects(verb)
         if not subjs:

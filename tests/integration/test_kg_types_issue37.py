@@ -253,3 +253,10 @@ def test_a_name_after_the_publication_of_is_a_written_work(extract) -> None:  # 
         "Sentimental Journey, was at work in Hamburg. The Sentimental Journey was praised in Germany."))
     assert types.get("Sentimental Journey") == "object", types
     assert types.get("Sterne") != "object" and types.get("Hamburg") == "location", types
+
+
+def test_a_yes_or_no_question_gives_the_graph_no_fact(extract) -> None:  # noqa: ANN001
+    ext = extract("Jane looked at Kitty. “Does Elizabeth love Darcy?” asked Jane.")
+    assert not any("love" in t.relation for t in ext.triples), [t.relation for t in ext.triples]
+    told = extract("Jane looked at Kitty. “Elizabeth loves Darcy,” said Jane.")
+    assert any("love" in t.relation for t in told.triples), [t.relation for t in told.triples]   # said, not asked

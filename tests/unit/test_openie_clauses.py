@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core import nlp
-from core.kg.openie import third_person, triples_from_sentence
+from core.kg.openie import asks_yes_or_no, third_person, triples_from_sentence
 from core.metrics.kgscore_offline import OfflineEdgeExtractor, _doc_words, _parse, entity_lookup
 
 
@@ -105,3 +105,14 @@ def test_no_relation_to_a_name_inside_a_scene_setting_phrase_or_someone_elses_no
     assert ("Elizabeth", "Darcy") not in named("After the death of Darcy, Elizabeth went to London.")
     assert ("Elizabeth", "Jane") in named("Elizabeth took leave of Jane.")               # a noun of her own
     assert ("Elizabeth", "Pemberley") in named("Elizabeth made her visit to Pemberley.")
+
+
+@pytest.mark.parametrize("text, asks", [("“Do you also join with my enemies to crush me?”", True),
+                                        ("“Does Elizabeth love Darcy?” asked Jane.", True),
+                                        ("Is Beth ill?", True), ("Have you seen Lydia?", True),
+                                        ("Why did you kill my brother?", False), ("Who killed William?", False),
+                                        ("Do come in.", False), ("Elizabeth joined her sister.", False)])
+def test_a_question_asked_by_yes_or_no_states_nothing(model, text: str, asks: bool) -> None:  # noqa: ANN001
+    doc = next(nlp.pipe([text], nlp=model, disable=nlp.KG_DISABLE))
+    verbs = [t for t in doc if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("aux", "auxpass")]
+    assert asks_yes_or_no(verbs[0]) is asks, [(t.text, t.dep_, t.head.text) for t in doc]
