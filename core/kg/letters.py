@@ -3,10 +3,11 @@
 A letter in a novel ends with a signature: a paragraph that is nothing but a name ("R. Walton", "“LYDIA BENNET.”")
 right after the complimentary close, a paragraph ending in a comma ("Your affectionate brother,", "...your
 well-wisher and friend,"; prose paragraphs never end in a comma) or in a farewell ("Adieu! my cousin; ... write!",
-"God bless you."), or the close and the name as one short paragraph ("Your affectionate brother, Robert Walton").
-It begins with a salutation: a short paragraph that opens with "Dear", "My", "Sir", "To"... and ends in a comma ("My dear Victor,", "MY DEAR HARRIET,", "Dear
-Sir,--"), or an address line ("To Mrs. Saville, England."). Inside a letter, "I" is the writer and "you" the
-person saluted, in narration (an epistolary chapter) as in a letter read aloud within quotation marks.
+"God bless you."), or the close and the name as one short paragraph ("Your affectionate brother, Robert Walton"). It
+begins with a salutation: a short paragraph that opens with "Dear", "My", "Sir", "To"... and ends in a comma ("My
+dear Victor,", "MY DEAR HARRIET,", "Dear Sir,--"), or an address line ("To Mrs. Saville, England."). Inside a
+letter, "I" is the writer and "you" the person saluted, in narration (an epistolary chapter) as in a letter read
+aloud within quotation marks.
 
 A signature with no salutation before it (within MAX_LETTER_PARAGRAPHS) makes no letter: where the letter begins
 is not known, and a wrong "I" is worse than none.
