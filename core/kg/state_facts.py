@@ -185,7 +185,10 @@ def _description(emit: Emit, d: ParsedDoc, sent: Span, noun: Token, words: froze
     if verb.lower_ in ("become", "became", "becomes") or any(c.lower_ in W.CHANGE_WORDS for c in noun.children):
         cues.append("change")
     low = noun.lower_
-    if low in W.PROFESSIONS:
+    owned = noun.dep_ in ("attr", "oprd") and any(c.dep_ == "poss" and (c.pos_ == "PROPN" or c.lower_ in
+                                                                       W.POSSESSIVES) for c in noun.children)
+    if low in W.PROFESSIONS and not owned:   # "Henry was my only nurse" in an illness: a role, not his trade (but
+        # "Dr. Wilkins, Mrs. Inglethorp's own doctor" says what he is)
         emit(d, sent, name, "attr", "profession", low, cues, explicit)
     if low in W.NATIONALITIES:
         value = W.NATIONALITIES[low]

@@ -88,6 +88,8 @@ HEIGHTS: dict[str, str] = {"tall": "tall", "short": "short", "lanky": "tall", "t
 FIGURE_NOUNS = forms("figure frame stature")   # "his tall figure", "her little frame": a height
 FIGURE_HEIGHTS: dict[str, str] = {**HEIGHTS, "little": "short", "small": "short", "diminutive": "short",
                                   "tiny": "short", "giant": "tall", "gigantic": "tall"}
+# Possessive pronouns: a profession noun someone owns ("my nurse", "his servant") names a role toward them.
+POSSESSIVES = frozenset({"my", "your", "his", "her", "our", "their", "thy"})
 PROFESSIONS = forms("""doctor physician surgeon lawyer attorney solicitor barrister clergyman vicar rector curate priest
 parson minister soldier sailor merchant banker clerk teacher schoolmaster schoolmistress governess nurse cook butler
 coachman gardener farmer blacksmith carpenter tailor painter artist writer poet novelist actor actress detective judge

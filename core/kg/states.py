@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["KINDS", "STATES_VERSION", "StateFact", "chapter_states"]
 
 KINDS = ("act", "dead", "alive", "tie", "attr", "born", "home", "move", "name", "time")
-STATES_VERSION = "states-9"   # stored with each chapter's extraction: chapters read by another version are re-read
+STATES_VERSION = "states-10"   # stored with each chapter's extraction: chapters read by another version are re-read
 ACT_DEPS = frozenset({"nsubj"})
 PRESENT_BE = W.forms("was were is are")
 PRESENT_PREPS = W.forms("at beside near by with")

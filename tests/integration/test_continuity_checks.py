@@ -190,6 +190,15 @@ def test_a_profession_that_changes_is_flagged_unless_the_story_says_so(flags_of)
     assert kinds(flags_of(first, "In the spring Mr. Collins became a lawyer, to everyone's surprise.")) == []
 
 
+def test_a_profession_noun_someone_owns_is_a_role_not_a_trade(flags_of):
+    first = "Henry Clerval was a merchant, like his father."
+    assert kinds(flags_of(first, "During all that time Henry Clerval was my only nurse.")) == []
+    assert kinds(flags_of(first, "Henry Clerval was a nurse at the hospital by then.")) == [
+        ("attribute", "Henry Clerval", 2)]   # a trade of his own still changes
+    assert kinds(flags_of(first, "At that moment Henry Clerval, my father's own doctor, came in.")) == [
+        ("attribute", "Henry Clerval", 2)]   # said in apposition, it is what he is
+
+
 def test_height_and_nationality(flags_of):
     flags = flags_of("Lady Catherine was a tall, large woman.", "Lady Catherine was a short woman with a loud voice.")
     assert kinds(flags) == [("attribute", "Lady Catherine", 2)]
