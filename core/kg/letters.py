@@ -89,9 +89,8 @@ def ends_in_farewell(doc: Doc, p: Paragraph) -> bool:
     you, write!", "I will only add, God bless you." (the last FAREWELL_SPAN words), or break off into the close
     ("Oh, do come soon to your loving...")."""
     words = [doc[i].lower_ for i in _words(doc, p)][-FAREWELL_SPAN:]
-    trailing = next((doc[i].text for i in range(p.end - 1, p.start - 1, -1) if not doc[i].is_space), "")
     return (any(w in FAREWELLS for w in words) or any(a == "god" and b == "bless" for a, b in zip(words, words[1:]))
-            or (trailing in ("...", "…") and "your" in words[-4:]))
+            or (_last_mark(doc, p) in ("...", "…") and "your" in words[-4:]))
 
 
 def signature_span(doc: Doc, p: Paragraph, previous: Paragraph | None, previous_doc: Doc | None = None,
@@ -149,8 +148,7 @@ def find_letters(docs: Sequence[Doc]) -> list[Letter]:
     last_end = -1
     for k in range(1, len(paras)):
         p, close = paras[k], paras[k - 1]
-        following = (docs[paras[k + 1].doc], paras[k + 1]) if k + 1 < len(paras) else None
-        if signature_span(docs[p.doc], p, close, docs[close.doc], following) is not None:
+        if signature_span(docs[p.doc], p, close, docs[close.doc], next_paragraph(docs, paras, k)) is not None:
             body_end = k - 2                             # the paragraph before the close
         elif closing_signature_span(docs[p.doc], p) is not None:
             body_end = k - 1
@@ -169,6 +167,10 @@ def find_letters(docs: Sequence[Doc]) -> list[Letter]:
 
 def _is_signature_at(docs: Sequence[Doc], paras: list[Paragraph], k: int) -> bool:
     doc = docs[paras[k].doc]
-    following = (docs[paras[k + 1].doc], paras[k + 1]) if k + 1 < len(paras) else None
-    return closing_signature_span(doc, paras[k]) is not None or (
-        k > 0 and signature_span(doc, paras[k], paras[k - 1], docs[paras[k - 1].doc], following) is not None)
+    return closing_signature_span(doc, paras[k]) is not None or (k > 0 and signature_span(
+        doc, paras[k], paras[k - 1], docs[paras[k - 1].doc], next_paragraph(docs, paras, k)) is not None)
+
+
+def next_paragraph(docs: Sequence[Doc], paras: list[Paragraph], k: int) -> tuple[Doc, Paragraph] | None:
+    """The paragraph after paragraph k, with its doc (a signature's check for a salutation after it)."""
+    return (docs[paras[k + 1].doc], paras[k + 1]) if k + 1 < len(paras) else None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from core.kg import letters
 from core.kg.coref_words import SPEECH_VERBS
+from core.kg.evidence import singular
 from core.kg.given_names import is_first_name, is_given_name
 from core.kg.names import HONORIFICS, ROMAN_NUMERAL, normalize_name
 
@@ -148,8 +149,7 @@ def find_mentions(doc: Doc) -> list[Mention]:
         covered.add(tok.i)
     paras = letters.paragraphs(doc)
     for k, (previous, paragraph) in enumerate(zip([None, *paras], paras)):   # a letter's signature: "R. Walton"
-        following = (doc, paras[k + 1]) if k + 1 < len(paras) else None
-        span = (letters.signature_span(doc, paragraph, previous, following=following)
+        span = (letters.signature_span(doc, paragraph, previous, following=letters.next_paragraph([doc], paras, k))
                 or letters.closing_signature_span(doc, paragraph))
         name = normalize_name(span.text) if span is not None else None
         if span is not None and name:
@@ -372,19 +372,7 @@ def _in_capitalised_list(doc: Doc, m: Mention, lower: Counter[str], nouns: froze
     others = [doc[k].lower_ for k in range(first, last + 1, 2) if k != m.start]
     word = doc[m.start].lower_
     return (len(others) >= 2 and any(lower[w] > 0 for w in others)
-            and (lower[word] > 0 or any(w in nouns for w in _singulars(word))))
-
-
-def _singulars(word: str) -> tuple[str, ...]:
-    """A word and the singulars a plural in -s, -es or -ies may have ("peaches": "peache", "peach")."""
-    forms = [word]
-    if word.endswith("ies"):
-        forms.append(word[:-3] + "y")
-    if word.endswith("es"):
-        forms.append(word[:-2])
-    if word.endswith("s"):
-        forms.append(word[:-1])
-    return tuple(forms)
+            and (lower[word] > 0 or word in nouns or any(w in nouns for w in singular(word))))
 
 
 def _common_word(doc: Doc, m: Mention, lower: Counter[str], words: tuple[frozenset[str], frozenset[str],
