@@ -1,7 +1,8 @@
 """The type of a resolved entity (core.kg.resolve): the chapters' votes for each of its names, with what the names'
 shapes say weighing in. A place by its shape ("Lake Bennett", "Santa Clara Valley") or a celestial body votes
 location and a group's or a publication's shape ("the Army", "Galaxy Magazine", "Earthmen") its kind, each at twice
-its mentions; a name starting with a given name ("Lydia") votes a person at its mentions. Not where the name is a
+its mentions; a name starting with a given name ("Lydia Bennet"; alone, where a chapter calls it a person) votes a
+person at its mentions ("Victoria", a state to every chapter, stays a place). Not where the name is a
 person's surname: "Church" beside "Mr. Church" in one entity (whose mentions count as a person's: "Stuart" beside
 "Colonel Stuart", however the NER model labelled it), or a two-word name whose last word the book writes after an
 honorific ("Asaph Hall" where the book has "Mr. Hall"; not "Netherfield Hall"), which, starting with a given name
@@ -82,8 +83,8 @@ def cluster_type(members: Iterable[str], type_votes: Mapping[str, Counter[str]],
             votes["character"] += 2 * totals[n]   # "Marion" where the book has "Marion Cullen": her first name
         elif surname and len(core) == 2 and (is_first_name(core[0]) or _a_person(type_votes.get(core[0]))):
             votes["character"] += 2 * totals[n]   # "Angeline Hall": a person's shape
-        elif is_given_name(core[0]):  # not "Queen Charlotte Sound"
-            votes["character"] += totals[n]
+        elif is_given_name(core[0]) and (len(core) > 1 or type_votes.get(n, Counter())["character"]):
+            votes["character"] += totals[n]   # not "Queen Charlotte Sound", nor "Victoria" no chapter calls a person
     if shaped and all(any(s[:len(p.core)] == p.core for s in shaped) for p in parsed.values()):
         return "location"
     return pick_type(votes)

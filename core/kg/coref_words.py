@@ -109,9 +109,11 @@ fight attack kill hunt eat drink sleep dream wake laugh cry weep smile frown gri
 mutter speak talk ask answer reply say think know believe remember forget learn understand want wish hope love hate
 like fear dread despise envy trust obey refuse decide try attempt watch look stare glare gaze listen hear notice
 recognize resent sulk pant crawl creep limp stagger stumble scramble plunge dash bolt flee chase follow accompany
-greet thank beg pray marry kiss embrace hug nod shrug wink""") | frozenset("""ate eaten drank drunk slept dreamt
-dreamed woke woken said spoke spoken thought knew known believed understood leapt leaped sprang sprung fought bit
-bitten fled saw seen heard felt caught stole stolen wept""".split())
+greet thank beg pray marry kiss embrace hug nod shrug wink tell inform warn explain confess admit promise apologize
+apologise persuade convince realize realise wonder discover insist confront befriend seduce flirt murder shoot rescue
+""") | frozenset("""ate eaten drank drunk slept dreamt dreamed woke woken said spoke spoken thought knew known believed
+understood leapt leaped sprang sprung fought bit bitten fled saw seen heard felt caught stole stolen wept told shot
+married marries worried worries""".split())
 # People's names ending in "land" (first names and surnames), which the "-land" place rule must leave alone.
 LAND_NAMES = frozenset({"Roland", "Rowland", "Leland", "Garland", "Copeland", "Cleland", "Newland", "Ackland",
                         "Kirkland", "Sutherland", "Strickland", "Rutland", "Loveland"})

@@ -64,6 +64,10 @@ PLACE_SUFFIXES = PLACE_WORDS | frozenset({"sound", "river", "lake", "mountain", 
                                          "mount", "forest", "wood", "moor", "heath", "station", "inn", "hotel",
                                          "palace", "cove", "point", "falls", "canyon", "gulch", "canon", "trail",
                                          "minor", "rapids", "saloon", "camp", "crossing", "mile", "fingers"})
+# Place words after a name that make another place when the name alone is the commoner: "Fresno Street" and
+# "Harvard Square" are in Fresno and at Harvard, not they; "on Maple" may be Maple Street (and a house, a park or a
+# farm is often called by its name alone: "Netherfield").
+THOROUGHFARES = frozenset({"street", "square", "lane", "road"})
 # Place words after a name that is, alone, the same place ("Kynance Cove" is Kynance, "Lizard Point" the Lizard,
 # "Stewart River" the Stewart); other place words make another place ("Dyea Canon", "Yukon Trail", "Asia Minor").
 SAME_PLACE_SUFFIXES = frozenset({"cove", "bay", "point", "island", "isle", "river", "creek", "valley", "head"})
@@ -72,7 +76,7 @@ POSTFIX_TITLES = frozenset({"Bey", "Pasha", "Effendi", "Agha", "Aga", "Khan", "S
 # Titles a woman takes from her husband's name: a full name with the same surname may be her child's.
 MARRIED_TITLES = frozenset({"Mrs.", "Madame", "Lady", "Dame", "Duchess", "Countess", "Baroness"})
 # Honorifics used with a given name ("Miss Elizabeth", "Sir William", "Lady Catherine").
-FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", "Aunt", "Uncle"})
+FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", "Aunt", "Uncle", "Cousin"})
 # A man's honorifics: "John Brooke" is "Mr. Brooke"; "Mrs. Brooke" is his wife, not a reason to doubt it.
 MAN_TITLES = frozenset({"Mr.", "Sir", "Lord", "Dr.", "Professor", "Rev.", "Colonel", "Captain", "Major", "General",
                         "Lieutenant", "Sergeant", "Admiral", "Inspector", "Master", "Monsieur", "Uncle"})
@@ -161,7 +165,7 @@ def propose_links(first: dict[str, int], totals: Counter[str], find: Callable[[s
         out.extend(_title_links(name, index, find, first, totals, guards))
     for name in names:
         out.extend(_surname_links(name, index, find, first, guards))
-        out.extend(_place_links(name, index))
+        out.extend(_place_links(name, index, totals, kind_of))
         out.extend(_familiar_full_links(name, index, find))
     out.extend(_form_links(names, index, kind_of))
     for name in names:
@@ -270,10 +274,12 @@ def _familiar_full_forms(name: str, index: _Index) -> list[str]:
             and same_given_name(parse_name(n).core[0], given)]
 
 
-def _place_links(name: str, index: _Index) -> list[Proposal]:
+def _place_links(name: str, index: _Index, totals: Counter[str] | None = None,
+                 kind_of: KindOf = _no_kind) -> list[Proposal]:
     """"Netherfield House" ~ "Netherfield", "Kynance Cove" ~ "Kynance", "Santa Clara Valley" ~ "Santa Clara": a
-    place word (PLACE_WORDS, SAME_PLACE_SUFFIXES) after a name nobody carries as a surname ("Lucas Lodge" stays apart
-    from the Lucas family)."""
+    place word (PLACE_WORDS, SAME_PLACE_SUFFIXES; a street or a square only after a name the text uses no more than
+    twice as often, THOROUGHFARES) after a name nobody carries as a surname ("Lucas Lodge" stays apart from the Lucas
+    family) nor the text calls a person ("Qornt Hall" is the house of Qornt, a character)."""
     parts = parse_name(name)
     if (not parts.honorific and len(parts.core) >= 3 and parts.core[1] == "of"
             and parts.core[0].lower() in POLITY_WORDS):
@@ -284,8 +290,10 @@ def _place_links(name: str, index: _Index) -> list[Proposal]:
             or (len(parts.core) > 2 and last in PLACE_WORDS and last not in SAME_PLACE_SUFFIXES)):
         return []
     base = " ".join(parts.core[:-1])
-    if base not in index.names or index.hon_single.get(base):
+    if base not in index.names or index.hon_single.get(base) or kind_of(base, confident=True) == "character":
         return []
+    if last in THOROUGHFARES and totals is not None and totals[base] > 2 * totals[name]:
+        return []   # "Fresno" (46 mentions) is the town of "Fresno Street" (3); "Maple" may be Maple Street
     return [Proposal(name, base, "place")]
 
 

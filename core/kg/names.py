@@ -20,7 +20,7 @@ HONORIFICS: dict[str, str] = {
     "general": "General", "lieutenant": "Lieutenant", "lieut": "Lieutenant", "sergeant": "Sergeant",
     "admiral": "Admiral", "inspector": "Inspector", "king": "King", "queen": "Queen", "prince": "Prince",
     "princess": "Princess", "duke": "Duke", "duchess": "Duchess", "count": "Count", "countess": "Countess",
-    "baron": "Baron", "baroness": "Baroness", "aunt": "Aunt", "uncle": "Uncle", "father": "Father",
+    "baron": "Baron", "baroness": "Baroness", "aunt": "Aunt", "uncle": "Uncle", "cousin": "Cousin", "father": "Father",
     "mother": "Mother", "brother": "Brother", "sister": "Sister", "saint": "St.", "st": "St.", "master": "Master",
 }
 # Honorifics of other languages that say what an English one says: "Monsieur Poirot" is "Mr. Poirot", "Mademoiselle
@@ -31,7 +31,8 @@ ADDRESS_WORDS = frozenset({"mr", "mrs", "miss", "ms", "sir", "madam", "madame", 
                            "papa", "ma'am", "maam", "mother", "father", "aunt", "uncle", "master", "mister", "missus",
                            "monsieur", "mademoiselle", "god", "heaven", "heavens", "oh", "ah", "o", "alas", "yes", "no",
                            "chapter", "volume", "book", "part", "i", "ii", "iii", "iv", "v", "the", "a", "an",
-                           "colonel", "captain", "doctor", "king", "queen", "prince", "princess", "brother", "sister"})
+                           "colonel", "captain", "doctor", "king", "queen", "prince", "princess", "brother", "sister",
+                           "cousin"})
 # Lower-case surname particles: "Lady Catherine de Bourgh" has the surname "de Bourgh".
 PARTICLES = frozenset({"de", "du", "van", "von", "der", "den", "la", "le", "di", "da", "del", "della", "of", "ten",
                        "ter", "st."})

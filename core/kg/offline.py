@@ -20,7 +20,7 @@ from core import nlp as nlp_helpers
 from core.kg import coref as coref_rules
 from core.kg.coref_words import shape_type
 from core.kg.filters import RULE_NAMES, violated_rule
-from core.kg.given_names import is_first_name, is_given_name
+from core.kg.given_names import is_first_name, is_given_name, same_given_name
 from core.kg.mentions import Mention, descriptor_mentions, drop_exclamations, find_mentions, propagate_names
 from core.kg.names import parse_name, title_class
 from core.kg.openie import agreeing, as_phrase, text_of, triples_from_sentence
@@ -73,11 +73,18 @@ def alias_links(sent: Span, mentions: list[Mention], chunk_index: int) -> list[A
 
 
 def _cast(name: str, bracketed: str) -> bool:
-    """Whether a name in brackets after another is a different person's full name, as a film's summary names the
-    actor after the part ("Rachael (Sean Young)", "Gus (John C. Reilly)"): two words or more, the first a given
-    name, none of them in the name before it. "Elizabeth Bennet (Lizzy)" stays an alias."""
-    inner, outer = parse_name(bracketed).core, parse_name(name).core
-    return len(inner) >= 2 and is_first_name(inner[0]) and not set(inner) & set(outer)
+    """Whether a name in brackets after another is a different person's name, as a film's summary names the actor
+    after the part ("Rachael (Sean Young)", "Gus (John C. Reilly)", "Sarge (R. Lee Ermey)", "Aldys (Leelee
+    Sobieski)"): two words or more, none of them in the name before it nor a familiar form of its first name; or,
+    after a given name alone, one word that is no given name ("Brandi (Faris)"). "Elizabeth Bennet (Lizzy)" and
+    "Tarzan (Lord Greystoke)" stay aliases."""
+    parts, outer = parse_name(bracketed), parse_name(name).core
+    inner = parts.core
+    if parts.honorific or not inner or set(inner) & set(outer):
+        return False
+    if len(inner) == 1:
+        return len(outer) == 1 and is_first_name(outer[0]) and not is_first_name(inner[0])
+    return not same_given_name(inner[0], outer[0]) and all(w[:1].isupper() for w in inner)
 
 
 Lemma = Callable[["Token"], str]
@@ -317,7 +324,9 @@ def _first_name_organization(name: str, labels: Counter[str]) -> bool:
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-13"   # 13: "Saliva has" and a list's "Bread, Butter" no names; "the publication of X" a work; no
+VERSION = "offline-14"   # 14: "Sugar, } Starch, }" (a table) no names; "Sarge (R. Lee Ermey)" and "Brandi (Faris)"
+# no aliases; "Cousin" alone no name, "Cousin Cæsar" a title; "Brooke tells them" a person. 13: "Saliva has" and a
+# list's "Bread, Butter" no names; "the publication of X" a work; no
 # edge through a fronted phrase or your noun ("after your departure for X"); "Adieu! ... / Elizabeth" signs; no edge
 # from a yes-or-no question. 12: a heading of one word ("SALIVA.") is no name; "Americans (X included)" and "Rachael
 # (Sean Young)" no alias; "Richard II" keeps its numeral. 11: "Delphine", an organization to the NER model, a person.

@@ -152,10 +152,13 @@ def familiar_backed(names: list[str]) -> bool:
 def _titled_form(a: list[str], b: list[str]) -> bool:
     """One cluster has a name that the other carries with an honorific: a one-word name ("Bhaer" and "Mr. Bhaer")
     or a whole full name ("Hosmer Angel" and "Mr. Hosmer Angel"): whatever a chapter's NER labels said of the
-    untitled form, it is that person's name."""
+    untitled form, it is that person's name; not a one-word name that its cluster holds as a place's short form
+    ("Hatherley" beside "Hatherley Farm" is the farm, whoever "Mr. Hatherley" is)."""
     for one, other in ((a, b), (b, a)):
-        bare = {n for n in one if parse_name(n).is_bare}
-        untitled = {parse_name(n).core for n in one if not parse_name(n).honorific}
+        places = {" ".join(parse_name(n).core[:-1]) for n in one if len(parse_name(n).core) >= 2
+                  and parse_name(n).core[-1].lower() in PLACE_SUFFIXES}
+        bare = {n for n in one if parse_name(n).is_bare and n not in places}   # "Hatherley" of "Hatherley Farm"
+        untitled = {parse_name(n).core for n in one if not parse_name(n).honorific and n not in places}
         if any(parse_name(n).honorific and (set(parse_name(n).core) & bare or parse_name(n).core in untitled)
                for n in other):
             return True

@@ -227,6 +227,16 @@ def test_a_name_in_brackets_is_another_name_only_when_it_stands_alone(extract) -
     assert ("Elizabeth Bennet", "Lizzy") in pairs, pairs
     cast = extract("Deckard learns that Tyrell's assistant Rachael (Sean Young) is a replicant.")
     assert ("Rachael", "Sean Young") not in {(a.name_a, a.name_b) for a in cast.aliases}   # the actor who plays her
+    film = extract("Green army men, led by Sarge (R. Lee Ermey), spy on the party. A nerd named Aldys (Leelee "
+                   "Sobieski) befriends her. Ronnie's dream girl, Brandi (Faris), works at the mall.")
+    assert not {a.name_b for a in film.aliases} & {"R. Lee Ermey", "Leelee Sobieski", "Faris"}, film.aliases
+
+
+def test_the_items_of_a_table_are_no_names(extract) -> None:  # noqa: ANN001
+    names = {m.name for m in extract(
+        "Here are the names of some kinds of food. Meat, } Sugar, } Milk, } Starch, } Eggs, } Fat, } for fat and "
+        "heat. The sugar and the starch of the food are burned in the body, and the milk is good for it.").mentions}
+    assert not {"Sugar", "Starch"} & names, names
 
 
 def test_a_noun_the_model_calls_a_person_where_a_sentence_starts_is_no_name(extract) -> None:  # noqa: ANN001
@@ -260,3 +270,10 @@ def test_a_yes_or_no_question_gives_the_graph_no_fact(extract) -> None:  # noqa:
     assert not any("love" in t.relation for t in ext.triples), [t.relation for t in ext.triples]
     told = extract("Jane looked at Kitty. “Elizabeth loves Darcy,” said Jane.")
     assert any("love" in t.relation for t in told.triples), [t.relation for t in told.triples]   # said, not asked
+
+
+def test_a_name_that_tells_or_confesses_is_a_person(extract) -> None:  # noqa: ANN001
+    types = _types(extract("After the accident Brooke eventually tells the doctors about the man on the road. Later "
+                           "Garland confesses the theft to the police in Denver."))
+    assert types.get("Brooke") == types.get("Garland") == "character", types
+    assert types.get("Denver") == "location", types

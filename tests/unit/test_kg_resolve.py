@@ -163,8 +163,11 @@ def test_wives_children_places_and_given_names_as_surnames() -> None:
     assert not _together(groups, "John Brooke", "Mrs. John Brooke")          # his wife
     groups = _groups(_input([(29, "Mrs. Chester", 9), (29, "May Chester", 3)]))
     assert not _together(groups, "Mrs. Chester", "May Chester")              # her daughter
-    groups = _groups(_input([(1, "Netherfield", 9), (1, "Netherfield Park", 2), (4, "Netherfield House", 1),
-                             (5, "Lucas Lodge", 2), (5, "Lady Lucas", 4), (6, "Lucas", 1)]))
+    places = {"Netherfield", "Netherfield Park", "Netherfield House", "Lucas Lodge"}
+    groups = _groups(ResolutionInput([NameCount(name, ch, "location" if name in places else "character", n)
+                                      for ch, name, n in [(1, "Netherfield", 9), (1, "Netherfield Park", 2),
+                                                          (4, "Netherfield House", 1), (5, "Lucas Lodge", 2),
+                                                          (5, "Lady Lucas", 4), (6, "Lucas", 1)]], []))
     assert _together(groups, "Netherfield", "Netherfield Park", "Netherfield House")
     assert not _together(groups, "Lucas Lodge", "Lucas")
     groups = _groups(_input([(1, "Lydia", 30), (15, "Miss Lydia", 2), (15, "London Lydia", 1)]))
@@ -178,3 +181,39 @@ def test_a_place_whose_name_starts_with_a_given_name_stays_a_place() -> None:
                                       NameCount("Charlotte Lucas", 1, "character", 2)], []))
     types = {c.label: c.type for c in result.clusters}
     assert types == {"Queen Charlotte Sound": "location", "Charlotte Lucas": "character"}
+
+
+def test_a_place_named_for_a_person_stays_apart_from_the_person() -> None:
+    typed = ResolutionInput([NameCount("Qornt", 1, "character", 30), NameCount("Qornt Hall", 1, "location", 4),
+                             NameCount("Hatherley Farm", 4, "location", 6), NameCount("Hatherley", 4, "location", 3),
+                             NameCount("Mr. Hatherley", 9, "character", 5),
+                             NameCount("Mr. Victor Hatherley", 9, "character", 1)], [])
+    groups = _groups(typed)
+    assert not _together(groups, "Qornt", "Qornt Hall")             # Qornt's house, not Qornt
+    assert _together(groups, "Hatherley", "Hatherley Farm")         # the farm's short form
+    assert not _together(groups, "Hatherley", "Mr. Hatherley")      # ... and the engineer is not the farm
+    assert _together(groups, "Mr. Hatherley", "Mr. Victor Hatherley")
+
+
+def test_a_cousin_is_called_by_a_first_name() -> None:
+    from core.kg.names import normalize_name
+    groups = _groups(_input([(1, "Cousin Cæsar", 40), (1, "Cæsar", 20), (3, "Cæsar Simon", 6),
+                             (2, "Rose Simon", 5)]))
+    assert _together(groups, "Cousin Cæsar", "Cæsar", "Cæsar Simon")
+    assert not _together(groups, "Cæsar Simon", "Rose Simon")
+    assert normalize_name("Cousin") is None                                   # an address, no name ("Yes, Cousin")
+
+
+def test_a_street_is_not_its_town_and_a_given_name_every_chapter_calls_a_place_stays_one() -> None:
+    places = {"Fresno", "Fresno Street", "Harvard Square", "Harvard", "Victoria"}
+    result = resolve(ResolutionInput([NameCount(name, 1, "location" if name in places else "character", n)
+                                      for name, n in [("Fresno", 40), ("Fresno Street", 3), ("Harvard", 9),
+                                                      ("Harvard Square", 2), ("Victoria", 43), ("Lydia", 3),
+                                                      ("Maple", 1), ("Maple Street", 2)]], []))
+    groups = sorted({n.name for n in c.names} for c in result.clusters)
+    assert not _together(groups, "Fresno", "Fresno Street") and not _together(groups, "Harvard", "Harvard Square")
+    assert _together(groups, "Maple", "Maple Street")              # "on Maple": the street's short form
+    types = {c.label: c.type for c in result.clusters}
+    assert types["Victoria"] == "location", types                  # "in Victoria" in every chapter: the state
+    mixed = resolve(ResolutionInput([NameCount("Lydia", 1, "location", 3), NameCount("Lydia", 2, "character", 2)], []))
+    assert [c.type for c in mixed.clusters] == ["character"]        # a given name some chapter calls a person
