@@ -164,7 +164,7 @@ def propose_links(first: dict[str, int], totals: Counter[str], find: Callable[[s
     for name in names:
         out.extend(_title_links(name, index, find, first, totals, guards))
     for name in names:
-        out.extend(_surname_links(name, index, find, first, guards))
+        out.extend(_surname_links(name, index, find, first, guards, members))
         out.extend(_place_links(name, index, totals, kind_of))
         out.extend(_familiar_full_links(name, index, find))
     out.extend(_form_links(names, index, kind_of))
@@ -227,7 +227,7 @@ def _title_links(name: str, index: _Index, find: Callable[[str], str], first: di
 
 
 def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: dict[str, int],
-                   guards: MergeGuards) -> list[Proposal]:
+                   guards: MergeGuards, members: dict[str, list[str]] | None = None) -> list[Proposal]:
     parts = parse_name(name)
     if len(parts.core) < 2 or _is_place(name):
         return []
@@ -238,6 +238,8 @@ def _surname_links(name: str, index: _Index, find: Callable[[str], str], first: 
         forms = [f for f in forms if parse_name(f).honorific in MAN_TITLES]  # "John Brooke": Mr., not Mrs. Brooke
     elif gender == "f":   # "Elizabeth Wells" (a housemaid) is not "Mr. Wells" (the solicitor); "Dr. Inglis" may be
         forms = [f for f in forms if parse_name(f).honorific not in MEN_ONLY_TITLES]   # Elsie Inglis
+    if gender and members is not None:   # "John Inglis" is not "Dr. Inglis" when she is Dr. Elsie Inglis
+        forms = [f for f in forms if _gender_of(members[find(f)]) in (None, gender)]
     if any(parse_name(f).honorific in MARRIED_TITLES for f in forms):
         return []  # "Mrs. Chester" and "May Chester": a mother and her daughter as often as one woman
     if is_given_name(last):  # "London Lydia": "Miss Lydia" uses Lydia as a first name, not a surname
@@ -397,11 +399,13 @@ def _form_links(names: list[str], index: _Index, kind_of: KindOf) -> list[Propos
 
 def _demonym_of(name: str, index: _Index, family: set[str]) -> list[str]:
     """The people a one-word adjective is formed from, when the text names them: "Moorish" and "Moors", "Arabic" and
-    "Arabs", "Danish" and "Danes"; never a person's name ("Frank" and "Frankish") or a family. (Not a "-man" noun:
-    "the Frenchman" of a story is often one man, not the French.)"""
+    "Arabs", "Danish" and "Danes", "Serbian" and "Serbs"; never a person's name ("Frank" and "Frankish") or a family.
+    (Not a "-man" noun: "the Frenchman" of a story is often one man, not the French.)"""
     if name.endswith("ish") or name.endswith("ic"):
         stem = name[:-3] if name.endswith("ish") else name[:-2]
         stems = [stem + "s", stem + "es"]   # "Moors", "Danes"
+    elif name.endswith("ian") and len(name) > 6 and not is_first_name(name):   # not "Christian", "Damian"
+        stems = [name[:-3] + "s"]           # "Serbian" and "Serbs", "Croatian" and "Croats"
     else:
         return []
     return [s for s in stems if s != name and len(s) >= 4 and s in index.names and s not in family
@@ -430,3 +434,14 @@ def _wife_of(name: str) -> bool:
     """"Mrs. John Brooke": John Brooke's wife, not a John."""
     parts = parse_name(name)
     return parts.honorific in ("Mrs.", "Madame") and len(parts.core) >= 2 and given_name_gender(parts.core[0]) == "m"
+
+
+def _gender_of(names: list[str]) -> str | None:
+    """The sex an entity's names give it ("Dr. Inglis" beside "Dr. Elsie Inglis": a woman), None when they do not
+    or disagree."""
+    found = set()
+    for parts in map(parse_name, names):
+        found.add("f" if parts.honorific in WOMEN_TITLES else "m" if parts.honorific in MEN_ONLY_TITLES else None)
+        found.add(given_name_gender(parts.core[0]) if len(parts.core) >= 2 else None)
+    found.discard(None)
+    return found.pop() if len(found) == 1 else None

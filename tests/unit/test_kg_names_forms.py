@@ -169,3 +169,18 @@ def test_a_surname_alone_is_no_woman_of_the_family_unless_the_book_titles_her_so
                       (2, "Inglis", "character", 4), (3, "Henry Hope", "character", 6), (3, "Hope", "character", 5)])
     assert _together(groups, "Inglis", "Elsie Inglis")   # "Miss Inglis": the book calls her by the surname
     assert _together(groups, "Hope", "Henry Hope")       # a man's full name as before
+
+
+def test_a_peoples_adjective_in_ian_joins_the_people() -> None:
+    groups = _groups([(1, "Serbs", "organization", 30), (1, "Serbian", "organization", 8),
+                      (2, "Serbians", "organization", 3), (1, "Christian", "character", 9),
+                      (2, "Christs", "character", 1)])
+    assert _together(groups, "Serbs", "Serbian", "Serbians")
+    assert not _together(groups, "Christian", "Christs")      # a person's name is no people's adjective
+
+
+def test_a_mans_full_name_takes_the_mr_form_not_a_doctor_who_is_a_woman() -> None:
+    groups = _groups([(1, "Dr. Inglis", "character", 40), (1, "Dr. Elsie Inglis", "character", 5),
+                      (1, "Mr. Inglis", "character", 20), (2, "John Inglis", "character", 4)])
+    assert _together(groups, "Dr. Inglis", "Dr. Elsie Inglis")
+    assert _together(groups, "John Inglis", "Mr. Inglis") and not _together(groups, "John Inglis", "Dr. Inglis")
