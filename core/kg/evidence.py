@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.kg.names import parse_name, surname, title_class
+from core.kg.names import canonical_honorific, parse_name, surname, title_class
 from core.kg.given_names import formal_forms, given_name_gender, is_first_name, is_given_name, same_given_name
 
 
@@ -64,9 +64,8 @@ PLACE_SUFFIXES = PLACE_WORDS | frozenset({"sound", "river", "lake", "mountain", 
                                          "mount", "forest", "wood", "moor", "heath", "station", "inn", "hotel",
                                          "palace", "cove", "point", "falls", "canyon", "gulch", "canon", "trail",
                                          "minor", "rapids", "saloon", "camp", "crossing", "mile", "fingers"})
-# Place words after a name that make another place when the name alone is the commoner: "Fresno Street" and
-# "Harvard Square" are in Fresno and at Harvard, not they; "on Maple" may be Maple Street (and a house, a park or a
-# farm is often called by its name alone: "Netherfield").
+# Place words after a name that make another place when the name alone is far commoner: "Fresno Street" is in Fresno
+# ("on Maple" may be Maple Street; a house, a park or a farm is often called by its name alone: "Netherfield").
 THOROUGHFARES = frozenset({"street", "square", "lane", "road"})
 # Place words after a name that is, alone, the same place ("Kynance Cove" is Kynance, "Lizard Point" the Lizard,
 # "Stewart River" the Stewart); other place words make another place ("Dyea Canon", "Yukon Trail", "Asia Minor").
@@ -75,6 +74,8 @@ SAME_PLACE_SUFFIXES = frozenset({"cove", "bay", "point", "island", "isle", "rive
 POSTFIX_TITLES = frozenset({"Bey", "Pasha", "Effendi", "Agha", "Aga", "Khan", "Sahib", "Esq.", "Esquire"})
 # Titles a woman takes from her husband's name: a full name with the same surname may be her child's.
 MARRIED_TITLES = frozenset({"Mrs.", "Madame", "Lady", "Dame", "Duchess", "Countess", "Baroness"})
+# Ranks that alone name their only holder ("the Professor": Professor Bhaer; "Colonel" alone is no name at all).
+TITLE_WORDS = frozenset({"Professor", "Inspector", "Sergeant", "Lieutenant", "Major", "General", "Admiral", "Rev."})
 # Honorifics used with a given name ("Miss Elizabeth", "Sir William", "Lady Catherine").
 FIRST_NAME_TITLES = frozenset({"Miss", "Master", "Sir", "Lady", "Lord", "Dame", "Aunt", "Uncle", "Cousin"})
 # A man's honorifics: "John Brooke" is "Mr. Brooke"; "Mrs. Brooke" is his wife, not a reason to doubt it.
@@ -126,8 +127,11 @@ class _Index:
         self.hon_single: dict[str, list[str]] = defaultdict(list)     # core word of honorific + one word
         self.by_familiar: dict[str, list[str]] = defaultdict(list)    # given word (lower) -> names using it
         self.by_familiar_of: dict[str, list[str]] = defaultdict(list)  # formal name -> names using a familiar form
+        self.by_title: dict[str, list[str]] = defaultdict(list)       # "Professor" -> ["Professor Bhaer"]
         for name in names:
             parts = parse_name(name)
+            if parts.honorific in TITLE_WORDS:
+                self.by_title[parts.honorific].append(name)
             if len(parts.core) >= 2 and "of" in parts.core:
                 continue  # "King of Bohemia", "Ghost of Christmas Past": no first name or surname to share
             family = surname(name) if len(parts.core) >= 2 else parts.core[0] if parts.honorific else None
@@ -315,6 +319,7 @@ def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[
     # "Fezziwig" alone is not "Mrs. Fezziwig": a bare surname names the man of the house, if anyone
     titled = [n for n in index.hon_single.get(name, []) if parse_name(n).honorific not in ("Mrs.", "Madame")]
     direct = {c for c in set(index.by_first.get(name, [])) | set(as_surname) | set(titled)
+              | set(index.by_title.get(canonical_honorific(name) or "", []))   # "the Professor": Professor Bhaer
               | set(index.by_epithet.get(name, []))
               if (kind_of(c) in PERSON_KINDS or parse_name(c).honorific) and not _place_shaped(c)
               and not _wife_of(c)}
@@ -437,11 +442,8 @@ def _wife_of(name: str) -> bool:
 
 
 def _gender_of(names: list[str]) -> str | None:
-    """The sex an entity's names give it ("Dr. Inglis" beside "Dr. Elsie Inglis": a woman), None when they do not
-    or disagree."""
-    found = set()
-    for parts in map(parse_name, names):
-        found.add("f" if parts.honorific in WOMEN_TITLES else "m" if parts.honorific in MEN_ONLY_TITLES else None)
-        found.add(given_name_gender(parts.core[0]) if len(parts.core) >= 2 else None)
-    found.discard(None)
+    """The sex an entity's names give it ("Dr. Inglis" beside "Dr. Elsie Inglis": a woman), if they agree."""
+    found = {g for parts in map(parse_name, names)
+             for g in ("f" if parts.honorific in WOMEN_TITLES else "m" if parts.honorific in MEN_ONLY_TITLES else None,
+                       given_name_gender(parts.core[0]) if len(parts.core) >= 2 else None) if g}
     return found.pop() if len(found) == 1 else None

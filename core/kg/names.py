@@ -72,7 +72,8 @@ def title_class(honorific: str | None) -> str | None:
     return TITLE_CLASSES.get(honorific, honorific) if honorific else honorific
 
 
-def _canonical_honorific(word: str) -> str | None:
+def canonical_honorific(word: str) -> str | None:
+    """"mr" / "Mr" / "Mr." -> "Mr."; "Professor" -> "Professor"; None for a word that is no honorific."""
     return HONORIFICS.get(word.lower().rstrip("."))
 
 
@@ -110,12 +111,12 @@ def normalize_name(text: str) -> str | None:
         words = words[1:]  # "Dear Lizzy", "MY DEAR HARRIET"
     if not words or len(words) > MAX_NAME_WORDS:
         return None
-    honorific = _canonical_honorific(words[0]) if len(words) > 1 else None
+    honorific = canonical_honorific(words[0]) if len(words) > 1 else None
     if honorific:
         words[0] = honorific
     name = " ".join(words)
     core = words[1:] if honorific else words
-    if any(_canonical_honorific(w) and len(w) > 1 and w[0].isupper() and w.lower() not in PARTICLES
+    if any(canonical_honorific(w) and len(w) > 1 and w[0].isupper() and w.lower() not in PARTICLES
            for w in core[:-1] if w.endswith(".")) or any(w[:1].islower() and w.lower() not in PARTICLES
                                                          for w in core[1:]):
         return None  # "Meg Mr. Brooke", "Jo let Laurie", "Mrs. March bein": two names run together, or a phrase;
@@ -135,7 +136,7 @@ def normalize_name(text: str) -> str | None:
 def parse_name(name: str) -> NameParts:
     """Honorific and core words of a normalised name ("Sir William Lucas" -> Sir, (William, Lucas))."""
     words = name.split(" ")
-    honorific = _canonical_honorific(words[0]) if len(words) > 1 else None
+    honorific = canonical_honorific(words[0]) if len(words) > 1 else None
     if honorific:
         words = words[1:]
     # "St." after the first word is a surname's particle: "Mr. St. Clair" is Mr. + "St. Clair", like "Mr. Darcy"

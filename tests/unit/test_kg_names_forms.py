@@ -184,3 +184,13 @@ def test_a_mans_full_name_takes_the_mr_form_not_a_doctor_who_is_a_woman() -> Non
                       (1, "Mr. Inglis", "character", 20), (2, "John Inglis", "character", 4)])
     assert _together(groups, "Dr. Inglis", "Dr. Elsie Inglis")
     assert _together(groups, "John Inglis", "Mr. Inglis") and not _together(groups, "John Inglis", "Dr. Inglis")
+
+
+def test_a_rank_alone_is_its_only_holder() -> None:
+    groups = _groups([(1, "Mr. Bhaer", "character", 40), (1, "Bhaer", "character", 10),
+                      (1, "Professor Bhaer", "character", 6), (2, "Professor", "character", 4)])
+    assert _together(groups, "Professor", "Professor Bhaer", "Mr. Bhaer")   # "the Professor"
+    groups = _groups([(1, "Inspector Japp", "character", 20), (1, "Inspector Lestrade", "character", 18),
+                      (2, "Inspector", "character", 3)])
+    assert not _together(groups, "Inspector", "Inspector Japp") and not _together(groups, "Inspector",
+                                                                                   "Inspector Lestrade")
