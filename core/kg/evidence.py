@@ -430,9 +430,10 @@ def _is_stale(bare: str, candidate: str, first: dict[str, int], totals: Counter[
 
 
 def _a_woman(name: str) -> bool:
-    """A full name with a woman's given name and no honorific: "Caroline Beaufort"."""
+    """A full name with a woman's given name or a woman's title: "Caroline Beaufort", "Aunt Patsy Perkins"."""
     parts = parse_name(name)
-    return not parts.honorific and len(parts.core) >= 2 and given_name_gender(parts.core[0]) == "f"
+    return len(parts.core) >= 2 and (given_name_gender(parts.core[0]) == "f" if not parts.honorific
+                                     else parts.honorific in WOMEN_TITLES)
 
 
 def _wife_of(name: str) -> bool:

@@ -194,3 +194,12 @@ def test_a_rank_alone_is_its_only_holder() -> None:
                       (2, "Inspector", "character", 3)])
     assert not _together(groups, "Inspector", "Inspector Japp") and not _together(groups, "Inspector",
                                                                                    "Inspector Lestrade")
+
+
+def test_a_surname_alone_does_not_join_a_titled_womans_full_name() -> None:
+    groups = _groups([(1, "Aunt Patsy", "character", 11), (2, "Aunt Patsy Perkins", "character", 3),
+                      (4, "Perkins", "character", 5), (5, "Steve Brindle", "character", 4),
+                      (6, "Brindle", "character", 3)])
+    assert _together(groups, "Aunt Patsy", "Aunt Patsy Perkins")
+    assert not _together(groups, "Perkins", "Aunt Patsy Perkins")   # a man of the family, not Aunt Patsy
+    assert _together(groups, "Brindle", "Steve Brindle")
