@@ -350,17 +350,16 @@ def _numbered(doc: Doc, m: Mention) -> bool:
     return number[:1].isdigit() or (len(number) >= 2 and number.isupper() and bool(ROMAN_NUMERAL.fullmatch(number)))
 
 
-# Marks a table sets after an item's comma ("Sugar, } Starch, } Fat, } for fat and heat").
-_TABLE_RULES = frozenset({"}", "]", ")", "|"})
+_TABLE_RULES = frozenset({"}", "]", ")", "|"})   # what a table puts after an item's comma ("Sugar, } Starch, }")
 
 
 def _in_capitalised_list(doc: Doc, m: Mention, lower: Counter[str], nouns: frozenset[str]) -> bool:
     """Whether a one-word mention is an item of a list of capitalised common nouns, as in a bill of fare or a table
     ("Squash, Bread, Butter, Salt"; "Meat, } Sugar, } Milk, } Starch, }"): a run of three or more capitalised words
-    between commas (a table's bracket after the comma too), of which another is a
-    word the chapter writes in lower case ("bread"), and the mention a noun of the dictionary (`nouns`, singular or
-    plural) or written in lower case too. A list of cities ("Paris, London, Rome": nouns to WordNet too) or of
-    given names ("Meg, Jo, Beth") has no item the chapter writes in lower case."""
+    between commas (a table's bracket after the comma too), of which another is a word the chapter writes in lower
+    case ("bread"), and the mention a noun of the dictionary (`nouns`, singular or plural) or written in lower case
+    too. A list of cities ("Paris, London, Rome": nouns to WordNet too) or of given names ("Meg, Jo, Beth") has no
+    item the chapter writes in lower case."""
     if m.end - m.start != 1:
         return False
 
@@ -368,18 +367,24 @@ def _in_capitalised_list(doc: Doc, m: Mention, lower: Counter[str], nouns: froze
         return 0 <= k < len(doc) and doc[k].is_alpha and doc[k].text.istitle() and not is_given_name(doc[k].text)
 
     def gap(k: int) -> int:   # the tokens from k that part two items: a comma, or a table's "," + "}"
-        if k + 1 < len(doc) and doc[k].text == "," and doc[k + 1].text in _TABLE_RULES:
-            return 2
-        return 1 if k < len(doc) and doc[k].text == "," else 0
+        if not (k < len(doc) and doc[k].text == ","):
+            return 0
+        return 2 if k + 1 < len(doc) and doc[k + 1].text in _TABLE_RULES else 1
+
+    def before(k: int) -> int:   # the item before the one at k, or -1
+        return next((k - n - 1 for n in (2, 1) if k - n - 1 >= 0 and gap(k - n) == n and item(k - n - 1)), -1)
+
+    def after(k: int) -> int:    # the item after the one at k, or -1
+        n = gap(k + 1)
+        return k + n + 1 if n and item(k + n + 1) else -1
 
     if not item(m.start):
         return False
     items = [m.start]
-    while (g := next((n for n in (2, 1) if items[0] - n - 1 >= 0 and gap(items[0] - n) == n), 0)) \
-            and item(items[0] - g - 1):
-        items.insert(0, items[0] - g - 1)
-    while (g := gap(items[-1] + 1)) and item(items[-1] + g + 1):
-        items.append(items[-1] + g + 1)
+    while (k := before(items[0])) >= 0:
+        items.insert(0, k)
+    while (k := after(items[-1])) >= 0:
+        items.append(k)
     others = [doc[k].lower_ for k in items if k != m.start]
     word = doc[m.start].lower_
     return (len(others) >= 2 and any(lower[w] > 0 for w in others)
