@@ -208,8 +208,8 @@ def _title_links(name: str, index: _Index, find: Callable[[str], str], first: di
                  totals: Counter[str], guards: MergeGuards) -> list[Proposal]:
     parts = parse_name(name)
     out: list[Proposal] = []
-    if _is_place(name):
-        return out  # "Lucas Lodge" is a house, not a Lucas
+    if _is_place(name) or _place_shaped(name):
+        return out  # "Lucas Lodge" is a house, not a Lucas; "Rufford County" no Lord Rufford
     if parts.honorific and len(parts.core) >= 2:
         plain = " ".join(parts.core)
         if plain in index.names and parts.honorific != "Mrs.":  # "Mrs. John Brooke" is John Brooke's wife

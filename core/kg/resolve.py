@@ -10,11 +10,11 @@ undo later merges (a reader is never told early that two names are one person).
 A merge is refused when (KGScore) the two nodes share an edge, or both have more than `max_degree` edges (self-loops
 excluded, counted up to the previous chapter); and (Fabula) when the two would carry different honorifics ("Mr.
 Bennet" and "Mrs. Bennet"), two different full names, or names a user has split apart; when one is clearly a person
-and the other clearly a place, group or thing (two thirds of their typed mentions each: "Fez, or Sidi Mohammed"); and
-an "X, or Y" apposition joins people only ("Tunis, or Tripoli," lists two cities). Two spellings or numbers of one
-name and a place's short form ("Sol-leks" / "Solleks", "Moors" / "Moor", "'Frisco") pass every guard but the
-honorific's, and one full name with and without its title ("Mr. Hosmer Angel" / "Hosmer Angel") the KGScore two. A
-user's merges bypass every guard but their own later splits.
+and the other clearly a place, group or thing (two thirds of three or more typed mentions each: "Fez, or Sidi
+Mohammed"); and an "X, or Y" apposition joins people only ("Tunis, or Tripoli," lists two cities). Two spellings or
+numbers of one name and a place's short form ("Sol-leks" / "Solleks", "Moors" / "Moor", "'Frisco") pass every guard
+but the honorific's, and one full name with and without its title ("Mr. Hosmer Angel" / "Hosmer Angel") the KGScore
+two. A user's merges bypass every guard but their own later splits.
 
 Paper: ../shared/seeds/long_story_summaries_kgscore.txt (the names graph, node merging and its two guards).
 """
@@ -229,11 +229,12 @@ class _Replay:
         return votes
 
     def _other_kinds(self, a: list[str], b: list[str]) -> bool:
-        """One cluster clearly a person, the other clearly a place, group or thing (two thirds of at least two
-        typed mentions each): "Fez, or Sidi Mohammed" lists two things; "Lake Bennett" is no Bennett."""
+        """One cluster clearly a person, the other clearly a place, group or thing (two thirds of at least three
+        typed mentions each): "Fez, or Sidi Mohammed" lists two things; "Lake Bennett" is no Bennett; two stray
+        labels of "Bones" (a place, a firm) do not keep Brom Bones's nickname from him."""
         va, vb = self._kinds(a), self._kinds(b)
         ta, tb = sum(va.values()), sum(vb.values())
-        if ta < 2 or tb < 2:
+        if ta < 3 or tb < 3:
             return False
         person_a, person_b = va["character"] / ta, vb["character"] / tb
         return (person_a >= 2 / 3 and person_b <= 1 / 3) or (person_b >= 2 / 3 and person_a <= 1 / 3)

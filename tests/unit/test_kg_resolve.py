@@ -217,3 +217,13 @@ def test_a_street_is_not_its_town_and_a_given_name_every_chapter_calls_a_place_s
     assert types["Victoria"] == "location", types                  # "in Victoria" in every chapter: the state
     mixed = resolve(ResolutionInput([NameCount("Lydia", 1, "location", 3), NameCount("Lydia", 2, "character", 2)], []))
     assert [c.type for c in mixed.clusters] == ["character"]        # a given name some chapter calls a person
+
+
+def test_two_stray_labels_do_not_keep_a_nickname_from_its_person_and_a_county_is_no_lord() -> None:
+    result = resolve(ResolutionInput([NameCount("Brom Bones", 1, "character", 9), NameCount("Bones", 2, "location", 1),
+                                      NameCount("Bones", 2, "organization", 1),
+                                      NameCount("Lord Rufford", 1, "character", 2),
+                                      NameCount("Rufford County", 1, "location", 2)], []))
+    groups = sorted({n.name for n in c.names} for c in result.clusters)
+    assert _together(groups, "Brom Bones", "Bones")                 # two NER labels are no evidence of a place
+    assert not _together(groups, "Lord Rufford", "Rufford County")  # "Rufford" is no first name of the county
