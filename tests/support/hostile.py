@@ -80,11 +80,7 @@ def import_in_child(db_url: str, filename: str, data: bytes, timeout: float) -> 
     """`library.import_book` on the SQLite file at `db_url`, in a forked child: a runaway import is killed after
     `timeout` seconds, and its memory is measured as the growth of the child's own peak RSS (which counts what
     libxml2 and zlib allocate too, unlike tracemalloc)."""
-    # Forked from a fork server (one clean process with the import's modules loaded), not from this worker: a copy
-    # of a worker whose other threads hold a lock can hang on it (CI, 2026-11-30: no result after 200 s from an
-    # import that takes a second).
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["core.ingest", "core.services.library", "storage.repository"])
+    context = multiprocessing.get_context("fork")
     parent, child = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(db_url, filename, data, child), daemon=True)
     process.start()
