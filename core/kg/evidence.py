@@ -198,7 +198,7 @@ def _is_place(name: str) -> bool:
     return parse_name(name).core[-1].lower() in PLACE_WORDS
 
 
-def _place_shaped(name: str) -> bool:
+def place_shaped(name: str) -> bool:
     """A multi-word name ending in a place word ("Hatherley Farm", "Yukon Trail", "Dyea Canon")."""
     core = parse_name(name).core
     return len(core) >= 2 and core[-1].lower() in PLACE_SUFFIXES
@@ -208,7 +208,7 @@ def _title_links(name: str, index: _Index, find: Callable[[str], str], first: di
                  totals: Counter[str], guards: MergeGuards) -> list[Proposal]:
     parts = parse_name(name)
     out: list[Proposal] = []
-    if _is_place(name) or _place_shaped(name):
+    if _is_place(name) or place_shaped(name):
         return out  # "Lucas Lodge" is a house, not a Lucas; "Rufford County" no Lord Rufford
     if parts.honorific and len(parts.core) >= 2:
         plain = " ".join(parts.core)
@@ -321,7 +321,7 @@ def _bare_link(name: str, index: _Index, first: dict[str, int], totals: Counter[
     direct = {c for c in set(index.by_first.get(name, [])) | set(as_surname) | set(titled)
               | set(index.by_title.get(canonical_honorific(name) or "", []))   # "the Professor": Professor Bhaer
               | set(index.by_epithet.get(name, []))
-              if (kind_of(c) in PERSON_KINDS or parse_name(c).honorific) and not _place_shaped(c)
+              if (kind_of(c) in PERSON_KINDS or parse_name(c).honorific) and not place_shaped(c)
               and not _wife_of(c)}
     # ("Chichen-Itza Uxmal" is two places, "Hatherley Farm" a farm: neither is a person's full name)
     stale = {c for c in direct if _is_stale(name, c, first, totals, guards, index)}

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from core.kg.cluster_type import cluster_type, first_names_of_people, pick_type, titled_surnames
-from core.kg.evidence import PLACE_SUFFIXES, MergeGuards, Proposal, propose_links
+from core.kg.evidence import PLACE_SUFFIXES, MergeGuards, Proposal, place_shaped, propose_links
 from core.kg.names import parse_name, surname, title_class
 from core.kg.given_names import formal_forms, same_given_name
 from core.kg.types import NODE_TYPES, DatedAlias, Decision, EntityName, NameCount
@@ -155,8 +155,7 @@ def _titled_form(a: list[str], b: list[str]) -> bool:
     untitled form, it is that person's name; not a one-word name that its cluster holds as a place's short form
     ("Hatherley" beside "Hatherley Farm" is the farm, whoever "Mr. Hatherley" is)."""
     for one, other in ((a, b), (b, a)):
-        places = {" ".join(parse_name(n).core[:-1]) for n in one if len(parse_name(n).core) >= 2
-                  and parse_name(n).core[-1].lower() in PLACE_SUFFIXES}
+        places = {" ".join(parse_name(n).core[:-1]) for n in one if place_shaped(n)}
         bare = {n for n in one if parse_name(n).is_bare and n not in places}   # "Hatherley" of "Hatherley Farm"
         untitled = {parse_name(n).core for n in one if not parse_name(n).honorific and n not in places}
         if any(parse_name(n).honorific and (set(parse_name(n).core) & bare or parse_name(n).core in untitled)
