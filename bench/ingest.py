@@ -58,7 +58,7 @@ def main() -> None:
                            "txt_seconds", "MB_per_s"]))
     print("\nGraphRAG-Bench's novels, each a whole book on one line:\n")
     print(table(flattened, ["book", "MB", "chapters", "headings", "max_words", "min_words", "seconds", "first"]))
-    print(f"\nPathological shapes (each imported in a forked child; {machine}):\n")
+    print(f"\nPathological shapes (each imported in a child process; {machine}):\n")
     print(table(shapes, ["shape", "MB", "outcome", "chapters", "max_words", "seconds", "s_per_MB", "peak_MB"]))
     path = write_results("ingest", {"rows": rows, "total_words": total_words, "total_seconds": total_s,
                                       "baseline_seconds": total_base, "editions": editions,
@@ -116,7 +116,7 @@ def graphrag_rows(store: SqlStore) -> list[dict]:
 
 def shape_rows() -> tuple[list[dict], str]:
     """Each pathological shape of tests/support/hostile_shapes.py at the size issue 19 names and at 25 MB, imported
-    in a forked child (seconds and peak memory growth of the child): the goal is 30 s for 25 MB, 1.2 s/MB."""
+    in a child process (seconds and peak memory growth of the child): the goal is 30 s for 25 MB, 1.2 s/MB."""
     from tests.support.hostile import import_in_child
     from tests.support.hostile_shapes import SHAPES
 

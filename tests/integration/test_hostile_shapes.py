@@ -2,7 +2,7 @@
 imports, or is refused, in time linear in its size. "Chapter 1" then a million short lines took over 15 minutes
 before the sentence splitter stopped slicing the paragraph before every full stop.
 
-Each shape is imported in a forked child (tests/support/hostile.py) at a quarter of its size and at full size. The
+Each shape is imported in a child process (tests/support/hostile.py) at a quarter of its size and at full size. The
 time bounds hold on a loaded two-core machine: the full-size import must take at most SECONDS_PER_MB per megabyte
 (three times the goal of 30 s for 25 MB), and at most LINEAR_SLACK times the quarter-size import plus a second,
 where linear work takes four times as long and quadratic work sixteen. bench/ingest.py measures the same shapes.

@@ -1,4 +1,4 @@
-"""Helpers for the hostile-input tests: the corpus and its manifest, an import in a forked child (with its time and
+"""Helpers for the hostile-input tests: the corpus and its manifest, an import in a child process (with its time and
 peak memory measured, and killed when it runs away), and checks that HTML, XML, CSV and Markdown output carries a
 book's markup only as inert text."""
 from __future__ import annotations
@@ -6,11 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import multiprocessing
 import re
-import resource
-import time
-import traceback
+import subprocess
+import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -49,53 +48,33 @@ class Outcome:
     peak_mb: float = 0.0        # growth of the child's peak resident memory during the import
 
 
-def _child(db_url: str, filename: str, data: bytes, conn: Any) -> None:
-    from core.ingest import IngestError
-    from core.services import library
-    from storage.repository import SqlStore
-    start_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    started = time.perf_counter()
-    try:
-        store = SqlStore.from_url(db_url)
-        work = library.import_book(store, filename, data)
-        result = ("imported", "", work.id)
-    except IngestError as exc:
-        result = ("rejected", str(exc), None)
-    except BaseException:  # noqa: BLE001 - reported to the parent as a failure of the contract
-        result = ("crashed", traceback.format_exc(), None)
-    seconds = time.perf_counter() - started
-    peak_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - start_rss) / 1024  # KiB on Linux
-    conn.send((*result, seconds, peak_mb))
-    conn.close()
-
-
 # The time bounds below are for a process that has the machine's cores to itself; under the test command's two
 # pytest-xdist workers the other worker (model tests, a browser and a served app) takes one of the two cores, and
 # many_headings.epub (5 s alone) took 10.1 s there against its 10 s bound (CI, 2026-11-28). Bounds are multiplied by
 # SHARED: 2 under more than one worker, else 1.
 SHARED = 2.0 if beside_other_workers() else 1.0
+STARTUP_S = 60.0  # the child's interpreter start and imports, not timed by it
 
 
 def import_in_child(db_url: str, filename: str, data: bytes, timeout: float) -> Outcome:
-    """`library.import_book` on the SQLite file at `db_url`, in a forked child: a runaway import is killed after
-    `timeout` seconds, and its memory is measured as the growth of the child's own peak RSS (which counts what
-    libxml2 and zlib allocate too, unlike tracemalloc)."""
-    context = multiprocessing.get_context("fork")
-    parent, child = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(db_url, filename, data, child), daemon=True)
-    process.start()
-    child.close()
-    try:
-        if not parent.poll(timeout):
-            process.kill()
+    """`library.import_book` on the SQLite file at `db_url`, in a fresh interpreter (tests/support/import_child.py):
+    a runaway import is killed after `timeout` seconds of import (plus the child's start-up), and its memory is
+    measured as the growth of the child's own peak RSS (which counts what libxml2 and zlib allocate too, unlike
+    tracemalloc). Not a fork: a fork of a pytest-xdist worker with other threads can hang on a lock one held."""
+    with tempfile.TemporaryDirectory(prefix="fabula-hostile-") as folder:
+        data_path = Path(folder) / "upload.bin"
+        data_path.write_bytes(data)
+        command = [sys.executable, "-m", "tests.support.import_child", db_url, filename, str(data_path)]
+        try:
+            done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout + STARTUP_S,
+                                  check=False)
+        except subprocess.TimeoutExpired:
             return Outcome("timeout", f"no result after {timeout:.0f} s", seconds=timeout)
-        kind, message, work_id, seconds, peak_mb = parent.recv()
-    except EOFError:
-        return Outcome("crashed", f"the import process died (exit code {process.exitcode})")
-    finally:
-        process.join(10)
-        parent.close()
-    return Outcome(kind, message, work_id, seconds, peak_mb)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return Outcome("crashed", f"the import process died (exit code {done.returncode}): {done.stderr[-2000:]}")
+    row = json.loads(lines[-1])
+    return Outcome(row["kind"], row["message"], row["work_id"], row["seconds"], row["peak_mb"])
 
 
 # ---- inert output -----------------------------------------------------------------------------------------------
