@@ -59,6 +59,9 @@ def _text(result: dict[str, Any]) -> str:
         verdict = {True: "supported", False: "NOT supported by the cited passages", None: "not checked"}
         span = (result.get("extraction") or {}).get("span") if result["answer_path"] == "extractive" else None
         named = f"{span}: " if span and span.lower() not in answer.lower() else ""   # the graph's reading of "he"
+        closest = result["answer_path"] == "extractive" and not (result.get("extraction") or {}).get("confident", 1)
+        if closest:   # the reader's sentence does not state what was asked (core.qa.confidence)
+            named, answer = "(no sentence answers this plainly) the closest passage: ", f"“{answer}”"
         shown = f"{named}{answer}  [{result['answer_path']}; chapters {result['answer_chapters']}; " \
                 f"{verdict[result['supported']]}]"
     lines = [f"Q: {result['question']}", f"A: {shown}"]

@@ -1,7 +1,9 @@
 """The answer block of the Ask page: what it shows depends on whether the cited passages support the answer.
 
 Supported: the book's own words quoted with their chapter (extractive; with an embedded model, its short rephrasing
-above the quote when the check passes on it), or the model's answer with the source sentence that backs it.
+above the quote when the check passes on it), or the model's answer with the source sentence that backs it. A
+sentence of the book that does not state what was asked (core.qa.confidence) is shown as the closest passage, not in
+bold as the answer; a whole-story question's sentences as a selection.
 Not supported (the check failed, or the question names someone the cited passages never mention): "Not supported
 by the chapters you have read" and why, never the answer presented as one, and never a source quote beneath it;
 the model's words stay readable in a closed expander marked as not an answer.
@@ -17,6 +19,10 @@ from views._shared import plain
 NOT_SUPPORTED = "Not supported by the chapters you have read."
 EMBEDDED_NOTE = ("Answered with the book's own words: the embedded model cannot write reliable answers. A capable "
                  "model (OpenAI, Anthropic or a local server) can be set for answering in Settings.")
+CLOSEST = ("**No sentence of the cited passages answers this plainly.** The closest one is quoted below: read it as "
+           "a lead, not as the answer.")
+SELECTION = ("**The book's sentences that bear most on your question**, in reading order: a selection, not a "
+             "written answer.")
 PATH_LABELS = {"auto": "automatic", "extractive": "the book's own words", "generate": "written by the model"}
 
 
@@ -91,6 +97,9 @@ def _render_answer(result: dict[str, Any]) -> None:
 
 def _render_extractive(result: dict[str, Any], embedded: bool) -> None:
     extraction = result["extraction"]
+    if result["answer_path"] == "extractive" and not extraction.get("confident", True):
+        _render_closest(extraction, embedded)
+        return
     if result["answer_path"] == "rephrased":  # the embedded model's short answer, checked against the quote
         st.markdown(f"**{plain(result['answer'])}**")
         st.caption("In the embedded model's words, from the sentence quoted below (which backs it):")
@@ -104,6 +113,20 @@ def _render_extractive(result: dict[str, Any], embedded: bool) -> None:
         st.caption(f"— {_where(quote)}, quoted from the book")
     if extraction.get("note"):   # a name the graph read from the quote ("his" is Mr. Darcy)
         st.caption(plain(extraction["note"]))
+    if embedded:
+        st.caption(EMBEDDED_NOTE)
+
+
+def _render_closest(extraction: dict[str, Any], embedded: bool) -> None:
+    """The reader's sentences when they do not state what was asked (core.qa.confidence): shown as the closest
+    passages, never in bold as the answer."""
+    if extraction.get("question_type") in ("summary", "creative"):
+        st.info(SELECTION, icon=":material/format_quote:")
+    else:
+        st.info(CLOSEST, icon=":material/help:")
+    for quote in extraction["quotes"]:
+        st.markdown("> " + plain(quote["text"]))
+        st.caption(f"— {_where(quote)}, quoted from the book")
     if embedded:
         st.caption(EMBEDDED_NOTE)
 

@@ -6,6 +6,7 @@ of the cited passages that answers the question, chosen without a generative mod
     found.span        -> the short answer inside it when the question asks who / where / when / how many
     found.quotes      -> the chosen sentences with their chapter and passage (what the answer quotes)
     found.reason      -> why there is no answer, said plainly ("The chapters you have read do not mention Thornton.")
+    found.confident   -> the answer states what was asked (core.qa.confidence); else it is the closest sentence
 
 How a sentence is chosen (weights in SENTENCE_WEIGHTS, picked on the dev half of GraphRAG-Bench by bench/answers.py):
   - words: the IDF-weighted share of the question's content words (stemmed) in the sentence, a third of its
@@ -43,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from core.ingest.sentences import split_sentences
+from core.qa.confidence import answers
 from core.qa.corpus import CorpusView
 from core.qa.graph_answer import FactAnswer, fact_answer
 from core.qa.names import POSSESSIVE, missing_names, name_words, question_names
@@ -123,6 +125,7 @@ class Extraction:
     unstated: tuple[str, ...] = ()  # the question's topic words the closest sentence leaves out (no answer then)
     note: str | None = None         # how the answer was read, when not from the quote's words alone
     about: str | None = None        # "Who is X?": X, whose card the graph can add (core.services.qa_service)
+    confident: bool = False         # the answer states what was asked (core.qa.confidence), not only the closest
 
     @property
     def chapters(self) -> list[int]:
@@ -132,7 +135,8 @@ class Extraction:
         return {"answer": self.answer, "span": self.span, "question_type": self.question_type,
                 "quotes": [q.as_dict() for q in self.quotes], "chapters": self.chapters,
                 "score": round(self.score, 4), "reason": self.reason, "missing": list(self.missing),
-                "unstated": list(self.unstated), "note": self.note, "about": self.about}
+                "unstated": list(self.unstated), "note": self.note, "about": self.about,
+                "confident": self.confident}
 
 
 @dataclass
@@ -221,13 +225,15 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
             reason = (UNSTATED if span else UNSTATED_NO_NAME.format(_NAMED[kind], "{}"))
             return Extraction(kind, None, None, (_quote(holder, citations),), holder.score,
                               reason=reason.format(_listing([f"“{w}”" for w in topic])), unstated=topic)
+    confident = answers(question, kind, holder.text, span=span, described=bool(holder.typed and identity),
+                        names=question_names(question, _entities(view)), bases=irregular_bases())
     text = holder.text
     if form == "span" and span:
         text = span
     elif form == "clause":
         text = _clause(holder.text, span, terms)
     return Extraction(kind, text, span, (_quote(holder, citations),), holder.score,
-                      about=identity.group("name") if identity is not None else None)
+                      about=identity.group("name") if identity is not None else None, confident=confident)
 
 
 # ---- pieces ----------------------------------------------------------------------------------------------------
@@ -408,7 +414,7 @@ def _from_fact(kind: str, found: FactAnswer, citations: Sequence[Any], terms: li
                                if written else f"The sentence does not name {found.name}; the book's graph reads "
                                "whom it means (its “he”, “she” or “they”, from the chapter around it).")
     quote = Quote(sentence, int(getattr(c, "chapter", 0)), int(getattr(c, "chunk", 0)), found.citation, 1.0)
-    return Extraction(kind, text, found.name, (quote,), 1.0, note=note)
+    return Extraction(kind, text, found.name, (quote,), 1.0, note=note, confident=True)
 
 
 def _names_in(name: str, sentence: str) -> bool:

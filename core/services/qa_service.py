@@ -180,7 +180,8 @@ class Asker:
         answer = raw = None
         if path == "extractive" and not self.dry_run:  # a dry run answers nothing (the extraction is in the result)
             answer = extraction.answer
-            if params.answer == "auto" and answer is not None and not self.dry_run:
+            if params.answer == "auto" and answer is not None and extraction.confident:
+                # (the closest sentence that does not answer is not reworded: a fluent wrong answer reads as one)
                 t3 = time.perf_counter()
                 rephrased, raw = self._rephrase(llm, extraction, plan.question, params, corpus)
                 timings["llm_ms"] = _ms(t3)
@@ -219,9 +220,10 @@ class Asker:
 
     def _rephrase(self, llm: LLM, extraction: Extraction, question: str, params: QAParams,
                   corpus: Corpus) -> tuple[str | None, str | None]:
-        """The embedded model's short answer from the chosen sentences alone, kept only when it still states the
-        answer the reader found (its span: the name, place or time asked for) and the support check (names
-        included) passes on those sentences: (answer or None, raw reply). A rephrasing that drops the span is no
+        """The embedded model's short answer from the chosen sentences alone (asked only when they answer the
+        question, core.qa.confidence), kept only when it still states the answer the reader found (its span: the
+        name, place or time asked for) and the support check (names included) passes on those sentences: (answer
+        or None, raw reply). A rephrasing that drops the span is no
         rephrasing ("What are the names of the two races?" -> "The two races are the same, but the names are
         different." beside a sentence naming the Morlocks)."""
         quotes = [q.text for q in extraction.quotes]

@@ -329,3 +329,19 @@ def test_who_is_someone_shows_what_the_graph_knows_beneath_the_answer(reply_with
     shown = _markdown(at)
     assert "**What the graph knows of Thomas Reed by chapter 2**" in shown, shown
     assert "Thomas Reed waited for Anna Grey (since chapter" in shown and "- character, named in chapters 1–2" in shown
+
+
+def test_a_sentence_that_does_not_say_why_is_the_closest_passage_not_the_answer(reply_with) -> None:  # noqa: ANN001
+    """Seen on an unseen story through the CLI: "Why did the Skipper surrender?" answered "The skipper's color
+    subsided." under Answer. A why-question's sentence that states no reason is the closest passage, said so, and
+    the embedded model is not asked to reword it."""
+    reply_with("Because he was a miser.")
+    at = _ask_extractive("Why did Scrooge never paint out Marley's name?", _work())
+    result = at.session_state["ask_result"].result
+    assert result.extraction.question_type == "reason" and not result.extraction.confident
+    assert result.answer_path == "extractive" and result.answer is not None
+    assert any(i.value.startswith("**No sentence of the cited passages answers this plainly.**") for i in at.info)
+    assert "> Scrooge never painted out old Marley's name\\." in _markdown(at)
+    assert not [m.value for m in at.markdown if m.value.startswith("**")
+                and not m.value.startswith(("**Sources**", "**Passages**"))]   # no name or clause in bold
+    assert not _shown_as_answer(at, "miser")
