@@ -98,8 +98,7 @@ def _render_answer(result: dict[str, Any]) -> None:
 def _render_extractive(result: dict[str, Any], embedded: bool) -> None:
     extraction = result["extraction"]
     if result["answer_path"] == "extractive" and not extraction.get("confident", True):
-        _render_closest(extraction, embedded)
-        return
+        return _render_closest(extraction, embedded)
     if result["answer_path"] == "rephrased":  # the embedded model's short answer, checked against the quote
         st.markdown(f"**{plain(result['answer'])}**")
         st.caption("In the embedded model's words, from the sentence quoted below (which backs it):")
@@ -120,10 +119,8 @@ def _render_extractive(result: dict[str, Any], embedded: bool) -> None:
 def _render_closest(extraction: dict[str, Any], embedded: bool) -> None:
     """The reader's sentences when they do not state what was asked (core.qa.confidence): shown as the closest
     passages, never in bold as the answer."""
-    if extraction.get("question_type") in ("summary", "creative"):
-        st.info(SELECTION, icon=":material/format_quote:")
-    else:
-        st.info(CLOSEST, icon=":material/help:")
+    whole = extraction.get("question_type") in ("summary", "creative")
+    st.info(SELECTION if whole else CLOSEST, icon=":material/format_quote:" if whole else ":material/help:")
     for quote in extraction["quotes"]:
         st.markdown("> " + plain(quote["text"]))
         st.caption(f"— {_where(quote)}, quoted from the book")

@@ -42,6 +42,9 @@ SURNAME_PREFIXES = frozenset({"St.", "Ste."})
 LEADING_NOISE = frozenset({"my", "dear", "dearest", "good", "poor", "oh", "ah", "come", "yes", "no", "well", "nay",
                            "console", "tell", "ask", "see", "thank", "thanks", "pray", "hello", "goodbye", "bless",
                            "old", "young"})
+# Common nouns that an "Old" or "Young" before them makes an epithet: "the Old Man", "Young Master" keep the adjective.
+EPITHET_NOUNS = frozenset({"man", "woman", "boy", "girl", "fellow", "chap", "gentleman", "lady", "lad", "lass", "maid",
+                           "master", "mistress", "soul", "one", "un", "timer"})
 _BREAK = re.compile(r"--|—|–|[!?:;\"“”]")
 _JOINED = re.compile(r",| and | if | or | but | with | to | from | in | at | by | for ")
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
@@ -107,8 +110,12 @@ def normalize_name(text: str) -> str | None:
         text = text[4:]
     words = [w.strip("_*") for w in text.split(" ") if w.strip("_*")]
     words = _recased(words)
+    written = words
     while words and words[0].lower() in LEADING_NOISE:
         words = words[1:]  # "Dear Lizzy", "MY DEAR HARRIET"
+    if len(words) == 1 and words[0].lower() in EPITHET_NOUNS and len(written) > 1 \
+            and written[-2].lower() in ("old", "young"):
+        words = written[-2:]  # "the Old Man" is the skipper's epithet, not "Man"
     if not words or len(words) > MAX_NAME_WORDS:
         return None
     honorific = canonical_honorific(words[0]) if len(words) > 1 else None

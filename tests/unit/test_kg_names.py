@@ -11,6 +11,7 @@ from core.kg.names import normalize_name, parse_name, surname
     ("Lady Catherine’s", "Lady Catherine"), ("Darcy's", "Darcy"), ("Mr Darcy", "Mr. Darcy"),
     ("the Bennets", "Bennets"), ("_Lizzy_", "Lizzy"), ("Mr. Darcy:--but", "Mr. Darcy"),
     ("WILLIAM COLLINS", "William Collins"), ("Dear Lizzy", "Lizzy"), ("Catherine de Bourgh", "Catherine de Bourgh"),
+    ("the Old Man", "Old Man"), ("Old Man's", "Old Man"), ("Young Master", "Young Master"), ("Old Scrooge", "Scrooge"),
 ])
 def test_normalize_name(raw: str, expected: str) -> None:
     assert normalize_name(raw) == expected
