@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from core.qa.relevance import states, topic_words
 from core.qa.words import content_words
 
-TOPIC_SHARE = 0.67   # of the question's topic words the sentence must state (with at least one)
+TOPIC_SHARE = 0.5    # of the question's topic words the sentence must state (with at least one)
 # a reason given in so many words: a causal or purpose conjunction or phrase ("for" and "so" only after a comma,
 # where they join a clause: "he stayed, for he was afraid"; "so" also in "so that")
 REASON = re.compile(r"\b(?:because|since|so\s+that|in\s+order\s+(?:to|that)|therefore|thus|hence|due\s+to|owing\s+to|"
