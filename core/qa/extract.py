@@ -47,6 +47,7 @@ from core.ingest.sentences import split_sentences
 from core.qa.confidence import answers
 from core.qa.corpus import CorpusView
 from core.qa.graph_answer import FactAnswer, fact_answer
+from core.qa.identity import describes_pattern, first_naming, other_names
 from core.qa.names import POSSESSIVE, missing_names, name_words, question_names
 from core.qa.question_types import IDENTITY, NAME_OF, question_type
 from core.qa.relevance import speaks_to, topic_words
@@ -187,12 +188,12 @@ def extract_answer(question: str, citations: Sequence[Any], *, view: CorpusView 
     pool.sort(key=lambda s: -s.score)
     identity = IDENTITY.match(question) if kind == "identity" else None
     if identity is not None:  # a sentence that says who they are: "Spitz, the leader of the team", "Spitz was a ..."
-        describes = _describes(identity.group("name"))
+        describes = describes_pattern(other_names(identity.group("name"), _entities(view)))
         for s in pool:
             s.typed = 1.0 if describes.search(s.text) else 0.0
             s.score += w_type * s.typed
         pool.sort(key=lambda s: -s.score)
-        if not pool[0].typed and (first := _first_naming(pool, identity.group("name"), citations)) is not None:
+        if not pool[0].typed and (first := first_naming(pool, identity.group("name"), citations)) is not None:
             # no sentence says who they are: the one that first names them, said as such ("Ann Clotilde was
             # ambling toward him" answered "Who is Ann Clotilde?")
             return Extraction(kind, first.text, None, (_quote(first, citations),), first.score,
@@ -348,26 +349,6 @@ def _find_spans(sentences: Sequence[_Sentence], kind: str, question: str, view: 
             if words and not words <= asked and words - others:
                 spans.setdefault(t, w)
         s.spans = list(role_weights(doc, spans, topic, names, irregular_bases()).items())
-
-
-def _describes(name: str) -> re.Pattern[str]:
-    """The name followed by an apposition or a copula: "Spitz, the leader", "Spitz was a ...", "Curly, who ..."."""
-    return re.compile(_name_words(name) + r"\b(?:,\s*(?:a|an|the|his|her|their|who|one)\b|\s+(?:is|was|"
-                      r"had been|became|were|are)\s+(?:a|an|the|his|her|their|one|not)\b)", re.I)
-
-
-def _name_words(name: str) -> str:
-    """A pattern for the name's words in order ("the" aside), each run of spaces between them any white space."""
-    words = [re.escape(w) for w in re.findall(r"[\w'\u2019.-]+", name) if w.lower() != "the"]
-    return r"\b" + r"\s+".join(words)
-
-
-def _first_naming(pool: Sequence[_Sentence], name: str, citations: Sequence[Any]) -> _Sentence | None:
-    """The cited sentence earliest in the book that names `name` (all its words, "the" aside), if any."""
-    named = re.compile(_name_words(name) + r"\b", re.I)
-    found = [s for s in pool if named.search(s.text)]
-    return min(found, key=lambda s: (int(getattr(citations[s.citation], "chapter", 0)),
-                                     int(getattr(citations[s.citation], "chunk", 0)), s.position), default=None)
 
 
 def _surface(text: str, name: str) -> str:
