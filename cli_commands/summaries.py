@@ -1,7 +1,7 @@
 """Summary commands: summarize chapters (with or without the knowledge graph), read, edit and export summaries, and
 score summaries with KGScore, ROUGE and embedding similarity.
 
-    cli.py summarize 3 --chapter 5 [--no-kg | --both | --extractive] [--llm openai:gpt-4o-mini] --json
+    cli.py summarize 3 --chapter 5 [--kg | --no-kg | --both | --extractive] [--llm openai:gpt-4o-mini] --json
     cli.py summarize 3 --all --both [--force] [--estimate]          # resumable; the estimate goes to stderr first
     cli.py summaries show 3 --chapter 5 --json ; summaries list 3 ; summaries export 3 --out book.md
     cli.py summaries preview 3 --chapter 5 [--budget 4096]          # the KG lines it would get, no generation
@@ -37,8 +37,12 @@ def _params(args: argparse.Namespace) -> SummaryParams:
         raise CliError(str(exc)) from exc
 
 
-def _modes(args: argparse.Namespace) -> tuple[str, ...]:
-    if args.extractive:
+def _modes(args: argparse.Namespace, llm_name: str) -> tuple[str, ...]:
+    """The modes asked for; without one, what the Summaries page picks: the book's own words (extractive) when the
+    summarizing model is one of the small embedded ones (their summaries loop or copy), else the model's with the
+    graph."""
+    from core.services import summary_service as ss
+    if args.extractive or not (args.kg or args.no_kg or args.both) and ss.embedded(llm_name):
         return (EXTRACTIVE,)
     return MODEL_MODES if args.both else (("no_kg",) if args.no_kg else ("kg",))
 
@@ -48,9 +52,10 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
     from core.services import llm_service, summary_service as ss
     if bool(args.chapter) == args.all:
         raise CliError("give --chapter N (repeatable) or --all")
-    store, params, modes = open_store(), _params(args), _modes(args)
+    store, params = open_store(), _params(args)
     try:
         name = llm_service.resolve_llm_name(store, "summarizing", args.llm)
+        modes = _modes(args, name)
         estimate = ss.estimate(store, args.work_id, args.chapter or None, modes, params, name)
     except (LLMError, ss.SummaryError) as exc:
         raise CliError(str(exc)) from exc
@@ -77,6 +82,13 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
     result = {**report.as_dict(), "estimate": estimate.as_dict(),
               "shown": [ss.summary_dict(v[m]["shown"]) for v in shown for m in modes if v[m]["shown"]]}
     if not args.json:
+        if EXTRACTIVE in modes and not args.extractive:
+            print(f"In the book's own words (extractive, no model): {name} is a small embedded model whose summaries "
+                  "loop or copy; --kg, --no-kg or --both ask it anyway, or choose a capable model with --llm.",
+                  file=sys.stderr)
+        elif ss.embedded(name):
+            print(f"Written by a small embedded model ({name}): read it as a rough draft, not a summary; --extractive "
+                  "gives the book's own words.", file=sys.stderr)
         return "\n\n".join(f"Chapter {s['chapter']} ({s['mode']}, {'edited by you' if s['user_edited'] else s['model']})"
                            f"\n{s['text']}" for s in result["shown"]) + f"\n\n({report.tally.get('label', '')})"
     return result
@@ -185,6 +197,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--chapter", type=int, action="append", metavar="N", help="a chapter (repeatable); always new")
     p.add_argument("--all", action="store_true", help="every chapter not summarized yet (resumable)")
     mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--kg", action="store_true", help="the model, with the knowledge graph (the default with a "
+                      "capable model; with an embedded one the default is --extractive)")
     mode.add_argument("--no-kg", action="store_true", help="the baseline: the chapter text only")
     mode.add_argument("--both", action="store_true", help="with and without the knowledge graph")
     mode.add_argument("--extractive", action="store_true",

@@ -24,21 +24,18 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from core.companion.quotes import cut_out
 from core.continuity.summary import NOT_STATED
-from core.ingest.sentences import split_sentences
 from core.kg.characters import is_character
 from core.kg.graph import GraphData
-from core.nlp import clean_for_parsing
 from core.stopwords import ENGLISH
 from core.summarize.extractive import (DIALOGUE_FACTOR, GRAPH_SHARE, MIN_WORDS, REDUNDANT, W_DEATH, W_NEW_RELATION,
                                        SentenceIndex, chapter_sentences, graph_points)
 from core.summarize.extractive import salience as extractive_salience   # with this module's content words
+from core.summarize.quotes import quoted_sentences
 from core.summarize.signals import chapter_signals
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _OPENING_QUOTE = ("“", '"', "‘", "'")
-_PARAGRAPH = re.compile(r"\n\s*\n")
 MAIN_CHARACTERS = 5          # the range's main characters: the most named in chapters a..b
 CHAPTER_DECAY = 0.6          # each further sentence of one chapter counts this much less than the one before
 GRAPH_CAP = 4.0              # as core.summarize.extractive: a sentence's graph points are capped here
@@ -118,17 +115,6 @@ def _state_points(data: GraphData, chapter: int, sentences: Sequence[str]) -> tu
                 points[i] += value
                 reasons[i].append(why)
     return points, reasons
-
-
-def quoted_sentences(text: str) -> list[tuple[str, bool]]:
-    """The chapter's sentences (core.summarize.extractive.chapter_sentences), each with whether it is cut out of a
-    quotation: begun inside one ('Your eyes,” she said') or leaving one open ('She said: “He's mine.'). A quotation
-    is followed within its paragraph only (a speech over several paragraphs reopens each one)."""
-    out: list[tuple[str, bool]] = []
-    for paragraph in _PARAGRAPH.split(clean_for_parsing(text)):
-        sentences = [s for s in split_sentences(paragraph) if s.strip()]
-        out.extend(zip(sentences, cut_out(sentences)))
-    return out
 
 
 def score_chapter(data: GraphData | None, chapter: int, text: str,

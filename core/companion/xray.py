@@ -25,7 +25,7 @@ from typing import Any
 
 import networkx as nx
 
-from core.companion.quotes import begins_inside, inside_before, open_after
+from core.summarize.quotes import begins_inside, inside_before, open_after
 from core.continuity.model import Entities
 from core.continuity.summary import established
 from core.kg.characters import is_character

@@ -13,7 +13,8 @@ A sentence scores by two things:
   is one of the chapter's main characters (an event of theirs), a relationship that starts in this chapter, a death,
   the first sentence that names a character new to the book; and the main characters it names.
 The two are scaled to [0, 1] and mixed (GRAPH_SHARE). Sentences are then taken best first while they fit the length,
-skipping one that repeats most of the words of one already taken, and printed in the order the chapter has them.
+skipping one that repeats most of the words of one already taken and one cut out of a quotation (core.summarize.quotes:
+'I said, "The blockade, sir?' is half a speech), and printed in the order the chapter has them.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 
 from core.ingest.sentences import split_sentences
 from core.nlp import clean_for_parsing
+from core.summarize.quotes import quoted_sentences
 from core.summarize.signals import ChapterSignals
 
 
@@ -181,7 +183,9 @@ def extractive_summary(text: str, signals: ChapterSignals | None, target: int) -
         reasons = [[] for _ in sentences]
         scores = list(sal)
     scores = [s * (DIALOGUE_FACTOR if _is_dialogue(sentences[i]) else 1.0) for i, s in enumerate(scores)]
-    chosen = choose(sentences, scores, target)
+    cut = {sentence for sentence, is_cut in quoted_sentences(text) if is_cut}   # half a speech reads wrongly alone
+    chosen = choose(sentences, scores, target, skip={i for i, sentence in enumerate(sentences) if sentence in cut})
+    chosen = chosen or choose(sentences, scores, target)
     notes = [] if used_graph else ["The chapter has no knowledge graph yet: sentences were chosen by salience alone. "
                                    "Build the graph to prefer the main characters' events."]
     if not chosen:  # every sentence is longer than the length asked: the best one, cut
@@ -195,10 +199,10 @@ def extractive_summary(text: str, signals: ChapterSignals | None, target: int) -
     return Extract(body, picked, len(sentences), len(body.split()), target, used_graph, notes)
 
 
-def choose(sentences: Sequence[str], scores: Sequence[float], target: int) -> list[int]:
+def choose(sentences: Sequence[str], scores: Sequence[float], target: int, skip: set[int] | None = None) -> list[int]:
     """Indices of the sentences taken best first while they fit `target` words, none repeating a taken one's
-    words, in story order."""
-    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+    words and none in `skip`, in story order."""
+    order = sorted((i for i in range(len(sentences)) if i not in (skip or ())), key=lambda i: (-scores[i], i))
     lengths = [len(s.split()) for s in sentences]
     words = [set(_content(s)) for s in sentences]
     taken: list[int] = []

@@ -231,3 +231,20 @@ def test_a_summary_with_no_fact_between_two_characters_gets_no_kgscore(store, wo
     notes = summary_scores.score_chapter(store, work_id, 3).notes
     assert any("states no fact between two named characters" in n for n in notes)
     assert not any("high by construction" in n for n in notes)
+
+
+def test_the_cli_summarizes_in_the_book_s_words_by_default_with_an_embedded_model(  # noqa: ANN001
+        store, work_id: int, cli_llm: list, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seen through the CLI on an unseen story: `summarize 1 --chapter 1` printed the 270M model's "The
+    callisto-bound Leo ... The callus. The callitrums." as the summary, with no word of warning. As on the Summaries
+    page, an embedded model's default is the extractive summary (said so); --kg asks the model anyway, as a draft."""
+    assert cli.main(["summarize", str(work_id), "--chapter", "2", "--llm", "local:gemma3-270m"]) == 0
+    captured = capsys.readouterr()
+    assert "Chapter 2 (extractive, extractive)" in captured.out and "small embedded model" in captured.err
+    assert cli.main(["summarize", str(work_id), "--chapter", "2", "--llm", "local:gemma3-270m", "--estimate"]) == 0
+    assert '"calls": 0' in capsys.readouterr().out   # no model would be loaded
+    assert cli.main(["summarize", str(work_id), "--chapter", "2", "--kg", "--llm", "sumfake:x", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [s["mode"] for s in out["shown"]] == ["kg"] and cli_llm    # a capable model: as asked
+    assert cli.main(["summarize", str(work_id), "--chapter", "2", "--llm", "sumfake:x", "--json"]) == 0
+    assert [s["mode"] for s in json.loads(capsys.readouterr().out)["shown"]] == ["kg"]   # its default: with the graph

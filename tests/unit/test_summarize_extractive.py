@@ -127,3 +127,19 @@ def test_a_looped_model_summary_is_cut_and_says_so() -> None:
     outcome = summarize_chapter(llm, chapter, None, SummaryParams(mode="no_kg", summary_tokens=120))
     assert outcome.text.count("red sweater") == 1
     assert any("Repetition cut" in note or "repeat" in note.lower() for note in outcome.notes), outcome.notes
+
+
+def test_half_a_speech_and_a_line_that_introduces_one_are_left_out() -> None:
+    """Seen on QuALITY's "Captain Chaos" through `cli.py summarize`: the extractive summary held 'I said, "The
+    blockade, sir?' and '"Hold everything, Slops!', cut out of longer speeches by the sentence splitter, and ended on
+    'Captain Slops' soft voice was smooth as silk when he said:'."""
+    text = ("Anna Grey took the key from Thomas Reed at the gate. "
+            'Thomas Reed said, "The blockade, sir? The blockade runs past the town bridge tonight." '
+            "Rain fell on the town square all through the evening.\n\n"
+            "Then Anna Grey turned to the town and said:\n\n"
+            '"We sail at dawn, all of us, past the town bridge and the blockade."')
+    extract = extractive_summary(text, None, 60)
+    assert "The blockade, sir?" not in extract.text and "said:" not in extract.text
+    assert extract.text.startswith("Anna Grey took the key") and "Rain fell on the town square" in extract.text
+    # a chapter that is nothing but cut pieces still gets its best sentence
+    assert extractive_summary('He said, "Stop. Wait for me."', None, 20).text

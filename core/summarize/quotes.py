@@ -1,9 +1,15 @@
-"""Where a quotation opens and closes across sentences, for the companion's views (the recap never shows half a
-speech; an X-Ray card's introduction prefers a whole one). Curly double quotes open and close; a straight double
-quote turns; single quotes are left alone, being apostrophes as often."""
+"""Where a quotation opens and closes across sentences, for what shows the book's sentences alone (an extractive
+summary and the recap never show half a speech; an X-Ray card's introduction prefers a whole one). Curly double
+quotes open and close; a straight double quote turns; single quotes are left alone, being apostrophes as often."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+from core.ingest.sentences import split_sentences
+from core.nlp import clean_for_parsing
+
+_PARAGRAPH = re.compile(r"\n\s*\n")
 
 
 def open_after(sentence: str, inside: bool) -> bool:
@@ -51,3 +57,15 @@ def begins_inside(sentence: str) -> bool:
         if ch == '"':
             return i > 0 and not sentence[i - 1].isspace() and sentence[i - 1] not in "([{—–-"
     return False
+
+
+def quoted_sentences(text: str) -> list[tuple[str, bool]]:
+    """A chapter's sentences (as core.summarize.extractive.chapter_sentences cuts them), each with whether it is cut
+    out of a quotation: begun inside one ('Your eyes,” she said') or leaving one open ('She said: “He's mine.'). A
+    quotation is followed within its paragraph only (a speech over several paragraphs reopens each one). A sentence
+    that ends in a colon ('his voice was smooth as silk when he said:') is cut from the speech it introduces."""
+    out: list[tuple[str, bool]] = []
+    for paragraph in _PARAGRAPH.split(clean_for_parsing(text)):
+        sentences = [s for s in split_sentences(paragraph) if s.strip()]
+        out.extend((s, cut or s.rstrip().endswith(":")) for s, cut in zip(sentences, cut_out(sentences)))
+    return out
