@@ -115,14 +115,17 @@ def cmd_continue(args: argparse.Namespace) -> Any:
                                 kid=KidParams(variant=args.variant, seed=args.seed, max_tokens=args.tokens,
                                               temperature=temperature) if kid else None)
         text = Path(args.text_file).read_text(encoding="utf-8") if args.text_file else None
-        result = continuation_service.continue_work(store, args.work_id, params,
-                                                    _llm(store, args.work_id, args.llm), text=text,
+        llm = _llm(store, args.work_id, args.llm)
+        result = continuation_service.continue_work(store, args.work_id, params, llm, text=text,
                                                     chapter=args.chapter)
     except (LLMError, ValueError, OSError) as exc:
         raise CliError(str(exc)) from exc
     data = result.as_dict()
     if kid:  # KID's own shape: the tokens it raised instead of the prompt
         data = {k: data[k] for k in KID_KEYS}
+    if not args.json and llm.name.split(":", 1)[0] == "local":   # as the Write page says beside it
+        print(f"Continued by the embedded model {llm.name}: it loses the thread within a few sentences, so read this "
+              "as a rough draft; a capable model can be chosen with --llm or in Settings.", file=sys.stderr)
     return data if args.json else data["text"]
 
 

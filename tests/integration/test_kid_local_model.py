@@ -116,5 +116,8 @@ def test_cli_continue_kid(store, monkeypatch: pytest.MonkeyPatch, capsys, smollm
     assert out["facts"] and out["tokens_per_second"] > 0
     assert all(set(b) == {"token", "p_before", "p_after", "fact"} for b in out["boosted"])
     assert cli.main(args) == 0 and json.loads(capsys.readouterr().out)["text"] == out["text"]   # same seed
+    assert cli.main(args[:-1]) == 0   # as text: the embedded model's draft is said to be one, beside it
+    printed = capsys.readouterr()
+    assert printed.out.strip() == out["text"].strip() and "read this as a rough draft" in printed.err
     assert cli.main(["continue", str(work_id), "--mode", "kid", "--llm", "fake:echo", "--tokens", "3"]) == 1
     assert "local model" in capsys.readouterr().err
