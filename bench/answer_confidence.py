@@ -13,6 +13,7 @@ words). "before": shown as the answer when the check passes (the page until now)
 
     .venv/bin/python bench/answer_confidence.py --sets graphrag_dev --per-type 50   # TOPIC_SHARE chosen here
     .venv/bin/python bench/answer_confidence.py --sets graphrag_test quality narrativeqa --per-type 50
+    .venv/bin/python bench/answer_confidence.py --sets lf_squad      # 60 questions of bench/qa.py's sample
 
 QuALITY (5 stories and an essay, 56 questions) and the NarrativeQA sample (50 questions on plot summaries) are
 imported and built here as the app does (cached like GraphRAG-Bench's stores).
@@ -31,7 +32,8 @@ from _qa_runs import MemoEmbed, cached_store, halves, load_questions, novel_stor
 from core.qa.confidence import EVENT_KINDS, NEVER, SPAN_KINDS
 from core.qa.words import content_words
 
-SETS = ("graphrag_dev", "graphrag_test", "quality", "narrativeqa")
+SETS = ("graphrag_dev", "graphrag_test", "quality", "narrativeqa", "lf_squad")
+LF_SQUAD = 60   # LF-SQuAD: the first N of bench/qa.py's seeded 600-question sample (as bench/answers.py)
 
 
 def right(answer: str, question: str, golds: list[str]) -> bool | None:
@@ -131,6 +133,25 @@ def narrativeqa(reuse: bool, memo: MemoEmbed) -> tuple[list[dict], dict[str, Any
     return _import_set("narrativeqa", docs, asked, reuse, memo)
 
 
+def lf_squad(reuse: bool, memo: MemoEmbed) -> tuple[list[dict], dict[str, Any]]:
+    import ast
+    import random
+
+    from graphrag_bench import _slug
+    docs = [json.loads(line) for line in (SHARED_DATA / "lf_squad" / "dev.jsonl").open(encoding="utf-8")
+            if line.strip()]
+    items = []
+    for d, doc in enumerate(docs):
+        qs = doc["questions"] if isinstance(doc["questions"], list) else ast.literal_eval(doc["questions"])
+        items += [(d, q) for q in qs]
+    items = random.Random(2022).sample(items, 600)[:LF_SQUAD]
+    used = sorted({d for d, _ in items})
+    asked = [(used.index(d), {"id": f"s{k}", "question": q["question"],
+                              "golds": [a for a in q["answers"] if a.strip()]}) for k, (d, q) in enumerate(items)]
+    return _import_set("lf_squad", [(f"{_slug(docs[d]['title'])}.txt", docs[d]["document"]) for d in used], asked,
+                       reuse, memo)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
@@ -152,7 +173,8 @@ def main() -> None:
         if name.startswith("graphrag"):
             items, runs = graphrag(name.split("_")[1], args.per_type, args.reuse_store, memo)
         else:
-            items, runs = (quality if name == "quality" else narrativeqa)(args.reuse_store, memo)
+            items, runs = {"quality": quality, "narrativeqa": narrativeqa, "lf_squad": lf_squad}[name](
+                args.reuse_store, memo)
         judged = judge(items, runs, memo)
         memo.save()
         results["sets"][name] = judged
