@@ -34,3 +34,20 @@ def first_naming(pool: Sequence[Any], name: str, citations: Sequence[Any]) -> An
     found = [s for s in pool if named.search(s.text)]
     return min(found, key=lambda s: (int(getattr(citations[s.citation], "chapter", 0)),
                                      int(getattr(citations[s.citation], "chunk", 0)), s.position), default=None)
+
+
+INTRODUCED = ("Quoted where the book introduces {name} (chapter {chapter}): no cited sentence says who {name} is, "
+              "and this one, which the graph holds as their introduction, does.")
+
+
+def introduction(name: str, sentence: str, chapter: int, index: Any, passages: Sequence[Any]) -> tuple[int, int] | None:
+    """For "Who is X?" when no cited sentence says who X is: (chapter, passage index) of the sentence that introduces
+    X in the book's graph (its X-Ray card, as of the reader's place), when that sentence does say who X is ("John
+    Wainwright, our First Officer, ..."), else None. `passages`: the work's passages (.chapter, .index, .text)."""
+    if not sentence or not describes_pattern(other_names(name, index)).search(sentence):
+        return None
+    head = " ".join(sentence.split()[:8])
+    for passage in passages:
+        if passage.chapter == chapter and head in " ".join(passage.text.split()):
+            return chapter, passage.index
+    return chapter, 0

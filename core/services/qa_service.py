@@ -14,7 +14,7 @@ import functools
 import logging
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,8 @@ from core.llm import LLM, LLMError, MeteredLLM
 from core.llm.registry import is_embedded
 from core.qa import (Citation, Corpus, CorpusView, LLMVerbalizer, QAParams, QAPlan, generate_answer, plan_prompt,
                      template_overhead, template_verbalize)
-from core.qa.extract import Extraction, embed_sentences, extract_answer
+from core.qa.extract import Extraction, Quote, embed_sentences, extract_answer
+from core.qa.identity import INTRODUCED, introduction
 from core.qa.prompts import lead_with, render_prompt
 from core.qa.support import AnswerSupport, check_support
 from core.qa.words import added_words
@@ -175,6 +176,9 @@ class Asker:
         view = corpus.upto(upto)
         embed = stored_embed(self.store, self._fallback, cut_sentences(plan.citations, corpus))
         extraction = extract_answer(plan.question, plan.citations, view=view, query_vec=query_vec, embed=embed)
+        card = identity_card(self.store, work_id, upto, extraction.about) if extraction.about else None
+        if card is not None and not extraction.confident:
+            extraction = _introduced(extraction, card, corpus)
         timings["extract_ms"] = _ms(t2)
         path = self.answer_path(params)
         answer = raw = None
@@ -202,11 +206,11 @@ class Asker:
         support: AnswerSupport | None = None
         if answer is not None:
             t4 = time.perf_counter()
-            support = check_support(answer, [c.text for c in plan.citations], question=plan.question,
+            sources = [c.text for c in plan.citations] + [q.text for q in extraction.quotes if q.citation < 0]
+            support = check_support(answer, sources, question=plan.question,
                                     entities=corpus.entities, embed=self._embed)
             timings["support_ms"] = _ms(t4)
         by = "llm" if isinstance(verbalizer, LLMVerbalizer) and verbalizer.used_llm else "template"
-        card = identity_card(self.store, work_id, upto, extraction.about) if extraction.about else None
         return QAResult(" ".join(question.split()), params.mode, upto, answer, plan, self.llm.name, raw, by, timings,
                         support=support, answer_path=path, extraction=extraction, embedded=self.embedded, card=card)
 
@@ -246,6 +250,19 @@ class Asker:
         fitted.prompt, fitted.prompt_tokens, fitted.budget = prompt, self._count(prompt), params.budget_tokens
         fitted.notes.append("The sentences the extractive reader chose lead the prompt.")
         return fitted
+
+
+def _introduced(extraction: Extraction, card: dict[str, Any], corpus: Corpus) -> Extraction:
+    """"Who is X?" answered by the sentence that introduces X in the graph (the card's, as of the reader's place)
+    where no cited sentence says who X is and that one does (core.qa.identity.introduction); else as it was."""
+    intro = card.get("introduced") or {}
+    name, sentence, chapter = extraction.about or "", intro.get("sentence") or "", int(intro.get("chapter") or 0)
+    found = introduction(name, sentence, chapter, corpus.entities, corpus.passages)
+    if found is None:
+        return extraction
+    quote = Quote(sentence, found[0], found[1], -1, 1.0)   # citation -1: quoted from the graph, not the cited passages
+    return replace(extraction, answer=sentence, quotes=(quote,), confident=True,
+                   note=INTRODUCED.format(name=name, chapter=chapter))
 
 
 def identity_card(store: Store, work_id: int, upto: int, name: str) -> dict[str, Any] | None:

@@ -22,3 +22,31 @@ def test_the_graph_s_other_names_count_and_our_or_my_opens_an_apposition() -> No
     assert pattern.search("Johnny Wainwright was my oldest friend.")
     assert not pattern.search('"Yeah!" snorted Johnny Wainwright disdainfully.')
     assert other_names("Slops", None) == ["Slops"]   # no graph: the question's own name only
+
+
+def test_who_is_x_quotes_the_graph_s_introduction_when_it_says_who_x_is() -> None:
+    """"Who is Johnny Wainwright?": no cited sentence says who he is; the sentence the graph holds as his
+    introduction does, and becomes the answer, with its chapter and passage and a note saying where it comes from."""
+    from core.qa.corpus import Corpus, Passage
+    from core.qa.extract import Extraction, Quote
+    from core.services.qa_service import _introduced
+    corpus = Corpus([Passage(1, 1, 0, "We picked up our cook on Phobos."),
+                     Passage(2, 1, 1, "John Wainwright, our First Officer, licked his chops and said, "
+                                      "\"The blockade!\"")])
+    closest = Extraction("identity", '"Yeah!" snorted Johnny Wainwright.', None,
+                         (Quote('"Yeah!" snorted Johnny Wainwright.', 2, 3, 0, 0.4),), 0.4, about="Johnny Wainwright")
+    card = {"introduced": {"chapter": 1, "sentence": "John Wainwright, our First Officer, licked his chops and said, "
+                                                      "\"The blockade!\""}, "aliases": ["John Wainwright"]}
+    # without the graph's other names the introduction's "John Wainwright" is not the "Johnny Wainwright" asked about
+    assert _introduced(closest, card, corpus) is closest
+    corpus.entities = _index_over([p.text for p in corpus.passages])
+    found = _introduced(closest, card, corpus)
+    assert found.confident and found.answer.startswith("John Wainwright, our First Officer")
+    assert (found.quotes[0].chapter, found.quotes[0].chunk) == (1, 1) and "introduces Johnny Wainwright" in found.note
+    plain = {"introduced": {"chapter": 1, "sentence": "John Wainwright licked his chops."}}
+    assert _introduced(closest, plain, corpus) is closest      # an introduction that says nothing of who he is
+
+
+def _index_over(texts: list[str]) -> EntityIndex:
+    refs = [EntityRef(1, "Johnny Wainwright", "character", ("Johnny Wainwright", "John Wainwright", "Johnny"))]
+    return EntityIndex.build(texts, refs)
