@@ -89,8 +89,9 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
         elif ss.embedded(name):
             print(f"Written by a small embedded model ({name}): read it as a rough draft, not a summary; --extractive "
                   "gives the book's own words.", file=sys.stderr)
-        return "\n\n".join(f"Chapter {s['chapter']} ({s['mode']}, {'edited by you' if s['user_edited'] else s['model']})"
-                           f"\n{s['text']}" for s in result["shown"]) + f"\n\n({report.tally.get('label', '')})"
+        by = [("edited by you" if s["user_edited"] else s["model"]) for s in result["shown"]]
+        return "\n\n".join(f"Chapter {s['chapter']} ({s['mode']}, {who})\n{s['text']}"
+                             for s, who in zip(result["shown"], by)) + f"\n\n({report.tally.get('label', '')})"
     return result
 
 
