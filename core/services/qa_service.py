@@ -227,9 +227,9 @@ class Asker:
         """The embedded model's short answer from the chosen sentences alone (asked only when they answer the
         question, core.qa.confidence), kept only when it still states the answer the reader found (its span: the
         name, place or time asked for) and the support check (names included) passes on those sentences: (answer
-        or None, raw reply). A rephrasing that drops the span is no
-        rephrasing ("What are the names of the two races?" -> "The two races are the same, but the names are
-        different." beside a sentence naming the Morlocks)."""
+        or None, raw reply). A rephrasing that drops the span is no rephrasing ("What are the names of the two
+        races?" -> "The two races are the same, but the names are different." beside a sentence naming the
+        Morlocks)."""
         quotes = [q.text for q in extraction.quotes]
         answer, raw = generate_answer(llm, render_prompt(" ".join(quotes), [], question), params.answer_tokens)
         shown = rephrasing_shown(answer, extraction, question, entities=corpus.entities, embed=self._embed)
