@@ -74,8 +74,9 @@ def _render_card(card: dict[str, Any]) -> None:
 
 
 def _render_answer(result: dict[str, Any]) -> None:
-    st.subheader("Answer", anchor=False)
     answer, path = result["answer"], result["answer_path"]
+    closest = path == "extractive" and answer is not None and not (result.get("extraction") or {}).get("confident", 1)
+    st.subheader("Closest passage" if closest and result["supported"] is not False else "Answer", anchor=False)
     if answer is None and path == "generate":
         st.info("Prompt only: no model was asked. The prompt is in the inspector below.")
         return

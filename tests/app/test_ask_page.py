@@ -341,6 +341,7 @@ def test_a_sentence_that_does_not_say_why_is_the_closest_passage_not_the_answer(
     assert result.extraction.question_type == "reason" and not result.extraction.confident
     assert result.answer_path == "extractive" and result.answer is not None
     assert any(i.value.startswith("**No sentence of the cited passages answers this plainly.**") for i in at.info)
+    assert [h.value for h in at.subheader][:1] == ["Closest passage"]
     assert "> Scrooge never painted out old Marley's name\\." in _markdown(at)
     assert not [m.value for m in at.markdown if m.value.startswith("**")
                 and not m.value.startswith(("**Sources**", "**Passages**"))]   # no name or clause in bold
