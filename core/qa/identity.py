@@ -15,10 +15,11 @@ def other_names(name: str, index: Any) -> list[str]:
 
 
 def describes_pattern(names: Sequence[str]) -> re.Pattern[str]:
-    """A name followed by an apposition or a copula: "Spitz, the leader", "Spitz was a ...", "Curly, who ...",
-    "John Wainwright, our First Officer"."""
+    """A name followed by an apposition or a copula: "Spitz, the leader", "Spitz was a ...", "Curly, who was a
+    ...", "John Wainwright, our First Officer". A relative clause of another verb says what X did, not who X is
+    ("poor Elizabeth, who had relied upon Justine's innocence")."""
     alternatives = "|".join(name_words_pattern(n) for n in names)
-    return re.compile("(?:" + alternatives + r")\b(?:,\s*(?:a|an|the|his|her|their|our|my|your|who|one)\b|\s+"
+    return re.compile("(?:" + alternatives + r")\b(?:,\s*(?:a|an|the|his|her|their|our|my|your|one)\b|(?:,\s*who)?\s+"
                       r"(?:is|was|had been|became|were|are)\s+(?:a|an|the|his|her|their|our|my|one|not)\b)", re.I)
 
 

@@ -21,6 +21,10 @@ def test_the_graph_s_other_names_count_and_our_or_my_opens_an_apposition() -> No
     assert pattern.search("John Wainwright, our First Officer, licked his chops.")
     assert pattern.search("Johnny Wainwright was my oldest friend.")
     assert not pattern.search('"Yeah!" snorted Johnny Wainwright disdainfully.')
+    assert pattern.search("Johnny Wainwright, who was the ship's first officer, laughed.")
+    # a relative clause of another verb says what he did, not who he is (Frankenstein: "poor Elizabeth, who had
+    # relied upon Justine's innocence" answered "Who is Elizabeth?")
+    assert not pattern.search("This was a blow to poor Johnny Wainwright, who had relied upon her.")
     assert other_names("Slops", None) == ["Slops"]   # no graph: the question's own name only
 
 
