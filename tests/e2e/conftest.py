@@ -3,6 +3,7 @@ chromium (no browser download). Screenshots of failing tests land in tests/e2e/s
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -18,6 +19,9 @@ from tests.support.workers import beside_other_workers
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# The Ask page's heading over its result: "Answer", or "Closest passage" where the book's sentence does not answer
+# (core.qa.confidence); level 3.
+ANSWER_HEADING = re.compile(r"^(Answer|Closest passage)$")
 SHOTS = ROOT / "tests" / "e2e" / "screenshots"
 # Every wait's limit is multiplied by PATIENCE: 1 in one pytest process, 3 when pytest-xdist runs another worker
 # beside the browser tests (FABULA_TEST_WORKERS=2): its model and graph tests take one of the two cores, and a server

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.conftest import App, no_exception, open_page, patience, start_app, stop_app, wait_idle
+from tests.e2e.conftest import ANSWER_HEADING, App, no_exception, open_page, patience, start_app, stop_app, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 TITLES = {"Home", "Library", "Read", "Graph", "Ask the book", "Summaries", "Write", "Retention", "Settings"}
@@ -103,7 +103,7 @@ def test_show_in_reader_scrolls_to_the_passage(tab) -> None:  # noqa: ANN001
     tab.get_by_role("radio", name="rag").check(force=True)
     tab.get_by_role("button", name="Ask").click()
     # the first question embeds the sample's passages with MiniLM (a minute on two busy cores)
-    tab.get_by_role("heading", name="Answer", level=3).wait_for(timeout=patience(300_000))
+    tab.get_by_role("heading", name=ANSWER_HEADING, level=3).wait_for(timeout=patience(300_000))
     wait_idle(tab, timeout=patience(300_000))
     buttons = tab.get_by_role("button", name="Show in reader")
     assert buttons.count() >= 1

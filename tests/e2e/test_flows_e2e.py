@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import shared_missing
 from tests.e2e.conftest import (
-    download, no_exception, open_page, open_selectbox, patience, upload, wait_for_outcome, wait_idle)
+    ANSWER_HEADING, download, no_exception, open_page, open_selectbox, patience, upload, wait_for_outcome, wait_idle)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 NOVEL = Path(__file__).resolve().parents[3] / "shared" / "data" / "novels" / "txt" / "the_call_of_the_wild_pg215.txt"
@@ -175,11 +175,12 @@ def test_ask_and_follow_a_citation_into_the_reader(ui) -> None:  # noqa: ANN001
     upto = page.get_by_role("spinbutton", name="I have read up to chapter")
     upto.fill("3")
     page.get_by_role("button", name="Ask").click()
-    answer = page.get_by_role("heading", name="Answer", level=3)
+    answer = page.get_by_role("heading", name=ANSWER_HEADING, level=3)
     wait_for_outcome(page, answer, timeout=MODEL_RUN)
     no_exception(page)
     page.get_by_text("Sources (up to chapter 3)").wait_for()
-    body = page.locator(f"xpath=//h3[normalize-space()='Answer']/following::{TEXT}[1]")
+    body = page.locator(f"xpath=//h3[normalize-space()='Answer' or normalize-space()='Closest passage']"
+                        f"/following::{TEXT}[1]")
     assert body.inner_text().strip(), "the model's answer is shown"
 
     link = "a[contains(@href, 'read?')]"
@@ -215,7 +216,7 @@ def test_ask_and_follow_a_citation_into_the_reader(ui) -> None:  # noqa: ANN001
 
     # the other affordance: "Show in reader" opens the chapter with the cited paragraph highlighted
     open_page(page, "Ask the book")
-    page.get_by_role("heading", name="Answer", level=3).wait_for()
+    page.get_by_role("heading", name=ANSWER_HEADING, level=3).wait_for()
     cards.nth(pick).get_by_role("button", name="Show in reader").click()
     page.get_by_role("heading", name="Read", level=1).wait_for()
     wait_idle(page)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import (
-    ROOT, SHOTS, download, no_exception, patience, start_app, stop_app, upload, wait_idle, watch_console)
+    ANSWER_HEADING, ROOT, SHOTS, download, no_exception, patience, start_app, stop_app, upload, wait_idle, watch_console)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -178,7 +178,7 @@ def test_two_users_a_read_only_share_and_no_way_round_it(signed_app, browser) ->
     _goto(bob, f"{app.url}/ask")
     bob.get_by_label("Question").fill("Where did Anna walk?")
     bob.get_by_role("button", name="Ask").click()
-    bob.get_by_role("heading", name="Answer").wait_for(timeout=patience(120_000))
+    bob.get_by_role("heading", name=ANSWER_HEADING).wait_for(timeout=patience(120_000))
     wait_idle(bob, timeout=patience(120_000))
     no_exception(bob)
     _shot(bob, "8_bob_asks")
