@@ -163,7 +163,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.share is not None:
         from core.qa import confidence
-        confidence.answers.__kwdefaults__ = {**(confidence.answers.__kwdefaults__ or {}), "share": args.share}
+        confidence.TOPIC_SHARE = args.share
     from pathlib import Path
     memo = MemoEmbed(Path(args.cache) if args.cache else None)
     results: dict[str, Any] = {"share": args.share, "sets": {}}

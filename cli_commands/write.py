@@ -21,6 +21,7 @@ from typing import Any
 from cli_commands import CliError, add_json_flag, add_llm_flag, not_found_as_cli_error, open_store
 from cli_commands import desk
 from core.llm import LLMError, MeteredLLM
+from core.llm.registry import is_embedded
 from core.store import Store
 from core.write import ARCS, ContinueParams, WriteParams, mode_names
 
@@ -123,7 +124,7 @@ def cmd_continue(args: argparse.Namespace) -> Any:
     data = result.as_dict()
     if kid:  # KID's own shape: the tokens it raised instead of the prompt
         data = {k: data[k] for k in KID_KEYS}
-    if not args.json and llm.name.split(":", 1)[0] == "local":   # as the Write page says beside it
+    if not args.json and is_embedded(llm.name):   # as the Write page says beside it
         print(f"Continued by the embedded model {llm.name}: it loses the thread within a few sentences, so read this "
               "as a rough draft; a capable model can be chosen with --llm or in Settings.", file=sys.stderr)
     return data if args.json else data["text"]

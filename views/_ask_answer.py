@@ -75,8 +75,9 @@ def _render_card(card: dict[str, Any]) -> None:
 
 def _render_answer(result: dict[str, Any]) -> None:
     answer, path = result["answer"], result["answer_path"]
-    closest = path == "extractive" and answer is not None and not (result.get("extraction") or {}).get("confident", 1)
-    st.subheader("Closest passage" if closest and result["supported"] is not False else "Answer", anchor=False)
+    closest = (path == "extractive" and answer is not None and result["supported"] is not False  # (else: "Answer")
+               and not (result.get("extraction") or {}).get("confident", 1))
+    st.subheader("Closest passage" if closest else "Answer", anchor=False)
     if answer is None and path == "generate":
         st.info("Prompt only: no model was asked. The prompt is in the inspector below.")
         return
@@ -90,7 +91,9 @@ def _render_answer(result: dict[str, Any]) -> None:
                 for quote in result["extraction"]["quotes"]:
                     st.caption(f"“{plain(quote['text'])}” — {_where(quote)}")
         return
-    if path in ("extractive", "rephrased"):
+    if closest:
+        _render_closest(result["extraction"], bool(result.get("embedded")))
+    elif path in ("extractive", "rephrased"):
         _render_extractive(result, bool(result.get("embedded")))
     else:
         _render_generated(result)
@@ -98,8 +101,6 @@ def _render_answer(result: dict[str, Any]) -> None:
 
 def _render_extractive(result: dict[str, Any], embedded: bool) -> None:
     extraction = result["extraction"]
-    if result["answer_path"] == "extractive" and not extraction.get("confident", True):
-        return _render_closest(extraction, embedded)
     if result["answer_path"] == "rephrased":  # the embedded model's short answer, checked against the quote
         st.markdown(f"**{plain(result['answer'])}**")
         st.caption("In the embedded model's words, from the sentence quoted below (which backs it):")
@@ -118,8 +119,7 @@ def _render_extractive(result: dict[str, Any], embedded: bool) -> None:
 
 
 def _render_closest(extraction: dict[str, Any], embedded: bool) -> None:
-    """The reader's sentences when they do not state what was asked (core.qa.confidence): shown as the closest
-    passages, never in bold as the answer."""
+    """The reader's sentences that do not state what was asked (core.qa.confidence): never in bold as the answer."""
     whole = extraction.get("question_type") in ("summary", "creative")
     st.info(SELECTION if whole else CLOSEST, icon=":material/format_quote:" if whole else ":material/help:")
     for quote in extraction["quotes"]:

@@ -25,8 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from core.qa.relevance import states, topic_words
-from core.qa.words import content_words
+from core.qa.relevance import topic_stated, topic_words
 
 TOPIC_SHARE = 0.5    # of the question's topic words the sentence must state (with at least one)
 # a reason given in so many words: a causal or purpose conjunction or phrase ("for" and "so" only after a comma,
@@ -47,23 +46,15 @@ def topic_share(question: str, text: str, names: Sequence[str] = (), bases: Mapp
     topic = topic_words(question, names)
     if not topic:
         return 0.0, 0
-    bases = bases or {}
-    stated = {stem for stem, _ in content_words(text)}
-    stated |= {stem for _, word in content_words(text) if word.lower() in bases
-               for stem, _ in content_words(bases[word.lower()])}
-    found = 0
-    for stem, word in topic:
-        alternatives = [stem] + ([s for s, _ in content_words(bases[word.lower()])] if word.lower() in bases else [])
-        found += any(states(s, stated) for s in alternatives)
-    return found / len(topic), len(topic)
+    return sum(topic_stated(topic, [text], bases)) / len(topic), len(topic)
 
 
 def answers(question: str, kind: str, text: str, *, span: str | None = None, described: bool = False,
             from_fact: bool = False, names: Sequence[str] = (), bases: Mapping[str, str] | None = None,
-            share: float = TOPIC_SHARE) -> bool:
+            share: float | None = None) -> bool:
     """Whether the reader's `text` (its quoted sentence) answers `question` of type `kind` (core.qa.question_types),
     given what the reader found: the typed `span`, whether the sentence `described` the person of a "Who is X?"
-    question, whether the answer is a graph fact (`from_fact`)."""
+    question, whether the answer is a graph fact (`from_fact`); `share` defaults to TOPIC_SHARE."""
     if from_fact:
         return True
     if kind in NEVER:
@@ -75,6 +66,6 @@ def answers(question: str, kind: str, text: str, *, span: str | None = None, des
     if kind not in EVENT_KINDS:
         return False
     stated, count = topic_share(question, text, names, bases)
-    if count == 0 or stated < share:
+    if count == 0 or stated < (TOPIC_SHARE if share is None else share):
         return False
     return kind != "reason" or REASON.search(text) is not None

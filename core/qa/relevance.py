@@ -115,15 +115,22 @@ def speaks_to(question: str, texts: Sequence[str], names: Sequence[str] = (),
     spaCy's lemmatizer exceptions where the caller has the pipeline loaded."""
     topic = topic_words(question, names)
     words = tuple(dict.fromkeys(word for _, word in topic))
-    if not topic:
-        return True, words
+    return (any(topic_stated(topic, texts, bases)) if topic else True), words
+
+
+def topic_stated(topic: Sequence[tuple[str, str]], texts: Sequence[str],
+                 bases: Mapping[str, str] | None = None) -> list[bool]:
+    """For each (stem, word) of `topic`, whether `texts` state it: its stem or, for an irregular form, its base's
+    (`bases`: "led" -> "lead"), on either side, by `states`."""
     bases = bases or {}
     stated = {stem for text in texts for stem, _ in content_words(text)}
     stated |= {stem for text in texts for _, word in content_words(text)
                if word.lower() in bases for stem, _ in content_words(bases[word.lower()])}
-    wanted = [stem for stem, word in topic] + [stem for _, word in topic if word.lower() in bases
-                                               for stem, _ in content_words(bases[word.lower()])]
-    return any(states(stem, stated) for stem in wanted), words
+    found = []
+    for stem, word in topic:
+        forms = [stem, *(b for b, _ in content_words(bases.get(word.lower(), "")))]
+        found.append(any(states(form, stated) for form in forms))
+    return found
 
 
 def states(stem: str, stated: set[str]) -> bool:
