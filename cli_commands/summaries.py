@@ -61,8 +61,12 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
         raise CliError(str(exc)) from exc
     if args.estimate:
         return estimate.as_dict()
-    print(f"estimate: {estimate.units} summaries, ~{estimate.calls} calls, ~{estimate.input_tokens:,} input "
-          f"+ {estimate.output_tokens:,} output tokens with {name}: {estimate.label}", file=sys.stderr)
+    own_words = modes == (EXTRACTIVE,)
+    if own_words:
+        print(f"estimate: {estimate.units} summaries in the book's own sentences: no model, no calls", file=sys.stderr)
+    else:
+        print(f"estimate: {estimate.units} summaries, ~{estimate.calls} calls, ~{estimate.input_tokens:,} input "
+              f"+ {estimate.output_tokens:,} output tokens with {name}: {estimate.label}", file=sys.stderr)
     from core.services import background
     from core.services.jobs import JobStopped
     force = bool(args.chapter) or args.force
@@ -86,12 +90,14 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
             print(f"In the book's own words (extractive, no model): {name} is a small embedded model whose summaries "
                   "loop or copy; --kg, --no-kg or --both ask it anyway, or choose a capable model with --llm.",
                   file=sys.stderr)
-        elif ss.embedded(name):
+        elif not own_words and ss.embedded(name):   # (--extractive asked for: no model wrote anything)
             print(f"Written by a small embedded model ({name}): read it as a rough draft, not a summary; --extractive "
                   "gives the book's own words.", file=sys.stderr)
-        by = [("edited by you" if s["user_edited"] else s["model"]) for s in result["shown"]]
+        by = [("edited by you" if s["user_edited"] else "the book's own sentences" if s["mode"] == EXTRACTIVE
+               else s["model"]) for s in result["shown"]]
+        tally = "no model" if own_words else report.tally.get("label", "")
         return "\n\n".join(f"Chapter {s['chapter']} ({s['mode']}, {who})\n{s['text']}"
-                             for s, who in zip(result["shown"], by)) + f"\n\n({report.tally.get('label', '')})"
+                             for s, who in zip(result["shown"], by)) + f"\n\n({tally})"
     return result
 
 

@@ -240,7 +240,14 @@ def test_the_cli_summarizes_in_the_book_s_words_by_default_with_an_embedded_mode
     page, an embedded model's default is the extractive summary (said so); --kg asks the model anyway, as a draft."""
     assert cli.main(["summarize", str(work_id), "--chapter", "2", "--llm", "local:gemma3-270m"]) == 0
     captured = capsys.readouterr()
-    assert "Chapter 2 (extractive, extractive)" in captured.out and "small embedded model" in captured.err
+    assert "Chapter 2 (extractive, the book's own sentences)" in captured.out and "small embedded model" in captured.err
+    assert "rough draft" not in captured.err and "(no model)" in captured.out
+    # Seen on The Picture of Dorian Gray: `--extractive` asked for in so many words printed the embedded model's
+    # "read it as a rough draft" note and an estimate "with local:gemma3-270m" above the book's own sentences.
+    assert cli.main(["summarize", str(work_id), "--chapter", "2", "--extractive", "--llm", "local:gemma3-270m"]) == 0
+    captured = capsys.readouterr()
+    assert "Chapter 2 (extractive, the book's own sentences)" in captured.out and "(no model)" in captured.out
+    assert "rough draft" not in captured.err and "gemma3" not in captured.err and "no model" in captured.err
     assert cli.main(["summarize", str(work_id), "--chapter", "2", "--llm", "local:gemma3-270m", "--estimate"]) == 0
     assert '"calls": 0' in capsys.readouterr().out   # no model would be loaded
     assert cli.main(["summarize", str(work_id), "--chapter", "2", "--kg", "--llm", "sumfake:x", "--json"]) == 0
