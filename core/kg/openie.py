@@ -8,9 +8,11 @@ proud"). Conjoined subjects and objects give one triple each; an open clausal co
 ("Jane | wanted to see | Bingley"); a conjoined verb without its own subject borrows its head's, and so does an -ing
 clause ("responded by punching Lemuel", "..., knocking him down"); the subject of a bare clause after help/let/make/
 see... is that verb's object ("helped Rector get back"); a common-noun head with a name in apposition is that name
-("the man, Potter, ..."); the relative pronoun of a relative clause is replaced by the noun it modifies. Phrases are
-kept short (determiners, adjectives, compounds and possessives before the head noun), the way Open IE's minimal
-clauses are.
+("the man, Potter, ..."); the relative pronoun of a relative clause is replaced by the noun it modifies. A name that
+calls someone in speech is no argument ("You have saved me from ruin, Alan," / "Why do you ask me that, Harry?" /
+"Harry, I am vexed": the parse makes Alan an apposition of "ruin" and Harry an object, and the graph would hold
+"... saved from Alan"). Phrases are kept short (determiners, adjectives, compounds and possessives before the head
+noun), the way Open IE's minimal clauses are.
 
 Paper: ../shared/seeds/andrus2022_dynamic_document_kg.txt (Open IE triples per sentence).
 """
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover - the functions only read attributes of spaCy objects
-    from spacy.tokens import Span, Token
+    from spacy.tokens import Doc, Span, Token
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
 OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "dative"})
@@ -37,6 +39,13 @@ SMALL_CLAUSE_VERBS = frozenset(
     "finding have has had having bid bids bade".split())
 PARTICIPLE_PREPOSITIONS = frozenset({"by", "after", "before", "while", "without", "upon", "on"})
 NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
+QUOTE_MARKS = frozenset({'"', "“", "”", "'", "‘", "’", "''", "``"})
+TERMINAL = frozenset({".", "?", "!"})
+# Nouns a name can stand in apposition to at the end of a speech ("This is my friend, Watson."): a person's role.
+PERSON_HEADS = frozenset("""man men boy father husband gentleman brother son uncle king lord fellow master sir lad
+woman women girl mother wife lady sister daughter aunt queen maid maiden princess duchess person child baby friend
+servant companion cousin nephew niece doctor captain colonel officer partner neighbour neighbor guest visitor
+stranger host hostess landlord landlady clerk friend lawyer priest inspector detective""".split())
 MAX_PHRASE_TOKENS = 8
 MAX_RELATION_TOKENS = 8
 
@@ -175,19 +184,68 @@ def asks_yes_or_no(verb: Token) -> bool:
     return any(t.text == "?" for t in verb.subtree) or (last + 1 < len(doc) and doc[last + 1].text == "?")
 
 
+def _inside_quotation(doc: Doc, i: int) -> bool:
+    """Whether token `i` lies inside a quotation of its paragraph: an odd number of straight double quotes before
+    it, or more curly openings than closings (the paragraph starts after a line break)."""
+    straight = opened = 0
+    k = i - 1
+    while k >= 0 and not (doc[k].is_space and "\n" in doc[k].text):
+        text = doc[k].text
+        straight += text.count('"')
+        opened += text.count("“") - text.count("”")
+        k -= 1
+    return straight % 2 == 1 or opened > 0
+
+
+def vocatives(sent: Span, mention_at: MentionLookup = _no_mention) -> set[int]:
+    """Token indices of the names in `sent` that call someone in speech: inside a quotation, a name after a comma
+    that ends a sentence ("You have saved me from ruin, Alan.", "Why do you ask me that, Harry?") or the speech
+    ('..., Alan," said he'); or a name that opens a sentence with a comma after it and is none of its verbs'
+    subjects or objects ("Harry, I am vexed"). Not a name in apposition to a person's role ("This is my friend,
+    Watson.") nor one closing a list ("Jo, Meg, and Amy.")."""
+    doc = sent.doc
+    found: set[int] = set()
+    seen: set[int] = set()
+    for tok in sent:
+        mention = mention_at(tok.i)
+        if (mention is None or mention[0] in seen or doc[mention[0]].pos_ == "PRON"
+                or not doc[mention[0]].text[:1].isupper()):
+            continue
+        start, end, _ = mention
+        seen.add(start)
+        head = doc[end - 1]
+        before = doc[start - 1] if start > sent.start else None
+        after = [doc[k].text for k in range(end, min(end + 2, len(doc)))]
+        closes = bool(after) and (after[0] in TERMINAL or after[:2] == [",", after[-1]] and after[-1] in QUOTE_MARKS)
+        ends_speech = (before is not None and before.text == "," and closes and _inside_quotation(doc, start)
+                       and not any(doc[k].lower_ in ("and", "or", "nor") for k in range(max(sent.start, start - 3),
+                                                                                       start))
+                       and not (head.dep_ == "appos" and head.head.lower_ in PERSON_HEADS))
+        opens = ((before is None or before.text in QUOTE_MARKS) and after[:1] == [","]
+                 and head.dep_ not in SUBJECT_DEPS | OBJECT_DEPS | {"pobj", "appos", "conj", "compound", "poss"})
+        if ends_speech or opens:
+            found.update(range(start, end))
+    return found
+
+
 def triples_from_sentence(sent: Span, mention_at: MentionLookup = _no_mention) -> list[RawTriple]:
-    """Every (subject, relation, object) the sentence's parse supports, before any filtering."""
+    """Every (subject, relation, object) the sentence's parse supports, before any filtering; a name that calls
+    someone (`vocatives`) is neither subject nor object, nor the name of a noun it is read in apposition to."""
     out: list[RawTriple] = []
+    called = vocatives(sent, mention_at)
+    if called:
+        named = mention_at
+        mention_at = lambda i: None if i in called else named(i)   # noqa: E731
     for verb in sent:
         if verb.pos_ not in ("VERB", "AUX") or verb.dep_ in ("aux", "auxpass", "xcomp", "amod"):
             continue
         if asks_yes_or_no(verb):   # "Do you also join with my enemies?" states no joining
             continue
-        subjs = subjects(verb)
+        subjs = [t for t in subjects(verb) if t.i not in called]
         if not subjs:
             continue
         core = _relation_core(verb)
-        objects = list(_objects(verb, core))
+        objects = [o for o in _objects(verb, core) if o[1].i not in called]
         if not objects:
             continue
         heads = [noun_phrase(s, mention_at) for s in subjs]

@@ -1,0 +1,62 @@
+"""A name that calls someone in speech is no argument of the sentence's verbs (core.kg.openie.vocatives), with the
+packaged spaCy model. Seen in The Picture of Dorian Gray's graph: "You have saved me from ruin, Alan." gave "Campbell
+| has saved from | Alan" (the parse makes Alan an apposition of "ruin"), "Why do you ask me that, Harry?" an edge
+between Lord Henry and his own nickname, and "The picture is yours, Dorian" made the picture Dorian. Each rule has
+cases where it must not fire: an apposition in narration, a name after a person's role, a list, a subject."""
+from __future__ import annotations
+
+import pytest
+
+from core import nlp
+from core.kg.openie import triples_from_sentence, vocatives
+
+
+@pytest.fixture(scope="module")
+def model():  # noqa: ANN201
+    return nlp.load_spacy()
+
+
+def parsed(model, text: str):  # noqa: ANN001, ANN201
+    doc = next(nlp.pipe([text], nlp=model, disable=nlp.KG_DISABLE))
+    names = {t.i: (t.i, t.i + 1, t.text) for t in doc if t.pos_ == "PROPN" and t.text[:1].isupper()}
+    return doc, names.get
+
+
+def called(model, text: str) -> set[str]:  # noqa: ANN001
+    doc, at = parsed(model, text)
+    return {doc[i].text for s in doc.sents for i in vocatives(s, at)}
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ('"You have saved me from ruin, Alan.  I cannot forget that," said Dorian simply.', "Alan"),
+    ('"Why do you ask me that, Harry?" said Dorian.', "Harry"),
+    ('"Harry, I am quite vexed with you," said Lady Agatha.', "Harry"),
+    ('"Come here, Buck," said Thornton, and the dog came.', "Buck"),
+    ('"The picture is yours, Dorian.  I gave it to you before it existed."', "Dorian"),
+])
+def test_a_name_that_calls_someone_is_found(model, text: str, name: str) -> None:  # noqa: ANN001
+    assert name in called(model, text)
+
+
+@pytest.mark.parametrize("text", [
+    "He went down the road and saw the man, Potter.",               # narration: an apposition
+    '"This is my friend, Watson," said Holmes.',                    # a name after a person's role
+    '"I have asked Jo, Meg, and Amy," said Mrs. March.',            # the end of a list
+    "Harry, tired and cold, went home to his mother.",              # the subject
+    '"Harry came home late," she said.',
+])
+def test_no_call_where_the_name_is_an_argument(model, text: str) -> None:  # noqa: ANN001
+    assert called(model, text) - {"Holmes", "March", "Mrs."} == set()
+
+
+def test_a_called_name_is_no_object_and_names_no_noun(model) -> None:  # noqa: ANN001
+    doc, at = parsed(model, '"You have saved me from ruin, Alan.  I cannot forget that," said Dorian simply.')
+    found = [r for s in doc.sents for r in triples_from_sentence(s, at)]
+    assert not any(r.tail_name == "Alan" or r.head_name == "Alan" for r in found)
+    assert any(" ".join(t.text for t in r.tail) == "ruin" for r in found)
+
+
+def test_an_apposition_in_narration_still_names_its_noun(model) -> None:  # noqa: ANN001
+    doc, at = parsed(model, "The old man, Potter, took Retief to the camp.")
+    found = [r for s in doc.sents for r in triples_from_sentence(s, at)]
+    assert any(r.head_name == "Potter" for r in found)
