@@ -10,7 +10,8 @@ relationships, deaths and arrivals), with two changes for a recap of many chapte
   recap follows the story's people rather than each chapter's passing ones;
 - the story states of issue 32 add their points: a death the state layer established (W_DEATH) and a family or
   social tie first stated (W_NEW_RELATION), located at their sentence.
-Sentences are then taken best first across the range while they fit the length, each further sentence of a chapter
+Sentences are then taken best first across the range while they fit the length (none over a quarter of it, as the
+summaries: core.summarize.extractive.longest), each further sentence of a chapter
 counting CHAPTER_DECAY times less (so a long range is covered rather than its busiest chapter), none repeating a taken
 one and none cut out of a quotation (quoted_sentences: half a speech), and printed in story order. The graph of
 each chapter k reads only chapters up to k (chapter_signals), and the sentences come from chapters a..b: nothing
@@ -29,7 +30,7 @@ from core.kg.characters import is_character
 from core.kg.graph import GraphData
 from core.stopwords import ENGLISH
 from core.summarize.extractive import (DIALOGUE_FACTOR, GRAPH_SHARE, MIN_WORDS, REDUNDANT, W_DEATH, W_NEW_RELATION,
-                                       SentenceIndex, chapter_sentences, graph_points)
+                                       SentenceIndex, chapter_sentences, graph_points, longest)
 from core.summarize.extractive import salience as extractive_salience   # with this module's content words
 from core.summarize.quotes import quoted_sentences
 from core.summarize.signals import chapter_signals
@@ -179,6 +180,7 @@ def _choose(pool: list[tuple[int, int, str, float, tuple[str, ...]]], target: in
     """Best first while they fit; a chapter's n-th sentence counts decay**n of its score (lazy greedy: a popped
     sentence whose chapter gained a sentence since it was pushed is pushed again at its new value)."""
     lengths = [len(p[2].split()) for p in pool]
+    cap = longest(target, lengths)
     words = [set(_content(p[2])) for p in pool]
     taken_in: Counter[int] = Counter()
     heap = [(-p[3], i, 0) for i, p in enumerate(pool)]
@@ -191,7 +193,7 @@ def _choose(pool: list[tuple[int, int, str, float, tuple[str, ...]]], target: in
         if seen != taken_in[chapter]:
             heapq.heappush(heap, (-pool[i][3] * decay ** taken_in[chapter], i, taken_in[chapter]))
             continue
-        if used + lengths[i] > target or (lengths[i] < MIN_WORDS and len(pool) > 1):
+        if used + lengths[i] > target or lengths[i] > cap or (lengths[i] < MIN_WORDS and len(pool) > 1):
             continue
         if any(_overlap(words[i], words[j]) >= REDUNDANT for j in taken):
             continue

@@ -44,6 +44,7 @@ GRAPH_SHARE = 0.6              # the graph's part of a sentence's score when the
 W_MAIN_EVENT, W_NEW_RELATION, W_DEATH, W_ARRIVAL, W_MAIN_NAMED = 1.0, 1.5, 2.0, 1.5, 0.25
 GRAPH_CAP = 4.0                # one sentence's graph points are capped here (a list of names is not an event)
 MIN_WORDS = 5                  # shorter sentences ("Yes.", "He left.") say too little out of their context
+LONGEST_SHARE, LONGEST_FLOOR = 4, 40   # a sentence takes at most a quarter of the length asked (at least 40 words)
 REDUNDANT = 0.5                # a sentence sharing this share of its content words with a chosen one is skipped
 DIALOGUE_FACTOR = 0.8          # a line of dialogue is kept a little less often than narration
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -199,16 +200,25 @@ def extractive_summary(text: str, signals: ChapterSignals | None, target: int) -
     return Extract(body, picked, len(sentences), len(body.split()), target, used_graph, notes)
 
 
+def longest(target: int, lengths: Sequence[int]) -> int:
+    """The longest sentence a summary or recap of `target` words takes: a quarter of it, at least LONGEST_FLOOR
+    words, unless no sentence of MIN_WORDS or more is that short. Seen in a 250-word recap of The Picture of Dorian
+    Gray: one 150-word sentence describing a room took three fifths of it, and two chapters got nothing."""
+    cap = max(LONGEST_FLOOR, target // LONGEST_SHARE)
+    return cap if any(MIN_WORDS <= n <= cap for n in lengths) else max(lengths, default=cap)
+
+
 def choose(sentences: Sequence[str], scores: Sequence[float], target: int, skip: set[int] | None = None) -> list[int]:
-    """Indices of the sentences taken best first while they fit `target` words, none repeating a taken one's
-    words and none in `skip`, in story order."""
+    """Indices of the sentences taken best first while they fit `target` words, none longer than `longest`, none
+    repeating a taken one's words and none in `skip`, in story order."""
     order = sorted((i for i in range(len(sentences)) if i not in (skip or ())), key=lambda i: (-scores[i], i))
     lengths = [len(s.split()) for s in sentences]
+    cap = longest(target, [lengths[i] for i in order])
     words = [set(_content(s)) for s in sentences]
     taken: list[int] = []
     used = 0
     for i in order:
-        if used + lengths[i] > target or lengths[i] < MIN_WORDS and len(sentences) > 1:
+        if used + lengths[i] > target or lengths[i] > cap or lengths[i] < MIN_WORDS and len(sentences) > 1:
             continue
         if any(_overlap(words[i], words[j]) >= REDUNDANT for j in taken):
             continue

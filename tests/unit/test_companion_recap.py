@@ -55,6 +55,22 @@ def test_no_sentence_cut_out_of_a_quotation_enters_the_recap() -> None:
     assert speech.sentences                                  # a chapter of nothing but a cut speech still has one
 
 
+def test_no_sentence_takes_over_a_quarter_of_the_recap_while_shorter_ones_are_left() -> None:
+    """Seen in a 250-word recap of The Picture of Dorian Gray: one 150-word sentence describing a room (the
+    salience of a long sentence is its words' mean, so length costs it nothing) took three fifths of the recap, and
+    two of the eight chapters got no sentence."""
+    room = ("From the corner of the divan on which he was lying, smoking, as was his custom, innumerable cigarettes, "
+            "Lord Henry could just catch the gleam of the blossoms of a laburnum, " * 5).rstrip(", ") + "."
+    chapters = [(1, room + " Basil painted the portrait of the young man that summer."),
+                (2, "Dorian loved Sibyl Vane, the actress, and told Lord Henry of her."),
+                (3, "Sibyl Vane played Juliet badly, and Dorian left her that night in anger.")]
+    told = recap(chapters, None, 200)              # the room would fit: 140 words of 200
+    assert 200 > len(room.split()) > 200 // 4 and all(len(s.text.split()) <= 200 // 4 for s in told.sentences)
+    assert {s.chapter for s in told.sentences} == {1, 2, 3}
+    alone = recap([(1, room)], None, 200)       # nothing shorter: the long one is still told
+    assert alone.sentences and alone.sentences[0].text == " ".join(room.split())
+
+
 def test_bad_requests_are_refused() -> None:
     with pytest.raises(ValueError):
         recap([], None, 100)

@@ -143,3 +143,12 @@ def test_half_a_speech_and_a_line_that_introduces_one_are_left_out() -> None:
     assert extract.text.startswith("Anna Grey took the key") and "Rain fell on the town square" in extract.text
     # a chapter that is nothing but cut pieces still gets its best sentence
     assert extractive_summary('He said, "Stop. Wait for me."', None, 20).text
+
+
+def test_no_sentence_takes_over_a_quarter_of_the_summary_while_shorter_ones_are_left() -> None:
+    long_one = "The town " + " ".join(f"lane{k} and" for k in range(30)) + " square lay under rain."
+    sentences = [long_one, *FILLER[:4]]
+    scores = [1.0, 0.5, 0.4, 0.3, 0.2]                     # the long sentence is the most salient
+    taken = choose(sentences, scores, 100)
+    assert len(long_one.split()) > 40 and 0 not in taken and taken
+    assert choose([long_one], [1.0], 200) == [0]           # nothing shorter: it is still taken
