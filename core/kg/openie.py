@@ -200,9 +200,10 @@ def _inside_quotation(doc: Doc, i: int) -> bool:
 def vocatives(sent: Span, mention_at: MentionLookup = _no_mention) -> set[int]:
     """Token indices of the names in `sent` that call someone in speech: inside a quotation, a name after a comma
     that ends a sentence ("You have saved me from ruin, Alan.", "Why do you ask me that, Harry?") or the speech
-    ('..., Alan," said he'); or a name that opens a sentence with a comma after it and is none of its verbs'
-    subjects or objects ("Harry, I am vexed"). Not a name in apposition to a person's role ("This is my friend,
-    Watson.") nor one closing a list ("Jo, Meg, and Amy.")."""
+    ('..., Alan," said he'); a name that opens a sentence with a comma after it and is none of its verbs' subjects
+    or objects ("Harry, I am vexed"); a name that is all a quotation says ('"Harry!" exclaimed Hallward'). Not a
+    name in apposition to a person's role ("This is my friend, Watson.") nor one closing a list ("Jo, Meg, and
+    Amy.")."""
     doc = sent.doc
     found: set[int] = set()
     seen: set[int] = set()
@@ -223,7 +224,9 @@ def vocatives(sent: Span, mention_at: MentionLookup = _no_mention) -> set[int]:
                        and not (head.dep_ == "appos" and head.head.lower_ in PERSON_HEADS))
         opens = ((before is None or before.text in QUOTE_MARKS) and after[:1] == [","]
                  and head.dep_ not in SUBJECT_DEPS | OBJECT_DEPS | {"pobj", "appos", "conj", "compound", "poss"})
-        if ends_speech or opens:
+        alone = (before is not None and before.text in QUOTE_MARKS and len(after) == 2
+                 and after[0] in TERMINAL | {","} and after[1] in QUOTE_MARKS)   # '"Harry!" exclaimed Hallward'
+        if ends_speech or opens or alone:
             found.update(range(start, end))
     return found
 

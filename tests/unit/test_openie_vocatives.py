@@ -33,6 +33,7 @@ def called(model, text: str) -> set[str]:  # noqa: ANN001
     ('"Harry, I am quite vexed with you," said Lady Agatha.', "Harry"),
     ('"Come here, Buck," said Thornton, and the dog came.', "Buck"),
     ('"The picture is yours, Dorian.  I gave it to you before it existed."', "Dorian"),
+    ('"Harry!" exclaimed Hallward, frowning.', "Harry"),           # the parse made it the subject of "exclaimed"
 ])
 def test_a_name_that_calls_someone_is_found(model, text: str, name: str) -> None:  # noqa: ANN001
     assert name in called(model, text)
