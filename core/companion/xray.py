@@ -25,7 +25,7 @@ from typing import Any
 
 import networkx as nx
 
-from core.summarize.quotes import begins_inside, inside_before, open_after
+from core.summarize.quotes import begins_inside, inside_before, only_calls, open_after
 from core.continuity.model import Entities
 from core.continuity.summary import established
 from core.kg.characters import is_character
@@ -129,8 +129,9 @@ def _words_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
 
 def introduction(graph: nx.MultiDiGraph, node: str, sentences_of: SentencesOf) -> Cited | None:
     """The first sentence of the node's first chapter that names it (by a name known then), with the sentences that
-    close a quotation it opens (_closing_quotation); the first such that is a whole speech where the first is not
-    (begun inside a quotation, or left open after two more sentences); else the sentence of its first fact."""
+    close a quotation it opens (_closing_quotation); the first such that is a whole speech and does more than call
+    them by name ("I do not, Harry.") where the first is not (begun inside a quotation, or left open after two more
+    sentences); else the sentence of its first fact."""
     d = graph.nodes[node]
     pattern = _words_pattern(d["aliases"])
     first = d["first_chapter"]
@@ -141,7 +142,8 @@ def introduction(graph: nx.MultiDiGraph, node: str, sentences_of: SentencesOf) -
         for i, sentence in enumerate(sentences):
             if pattern.search(sentence):
                 told = Cited(first, _closing_quotation(sentences, i), "introduced")
-                if not (inside[i] or begins_inside(sentence)) and not open_after(told.sentence, False):
+                if (not (inside[i] or begins_inside(sentence)) and not open_after(told.sentence, False)
+                        and not only_calls(sentence, pattern)):
                     return told         # whole: not begun in the middle of a speech, nor left open
                 found = found or told
         if found is not None:

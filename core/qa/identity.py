@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from core.summarize.quotes import only_calls
+
 
 def other_names(name: str, index: Any) -> list[str]:
     """The name and the graph's other names for whom it names ("Johnny Wainwright": "John Wainwright", ...)."""
@@ -30,11 +32,13 @@ def name_words_pattern(name: str) -> str:
 
 
 def first_naming(pool: Sequence[Any], name: str, citations: Sequence[Any]) -> Any:
-    """The cited sentence earliest in the book that names `name` (all its words, "the" aside), if any."""
+    """The cited sentence earliest in the book that names `name` (all its words, "the" aside), if any; one that
+    only calls them by name ("I do not, Harry.", "Harry!") when no other does (it says nothing about them)."""
     named = re.compile(name_words_pattern(name) + r"\b", re.I)
     found = [s for s in pool if named.search(s.text)]
-    return min(found, key=lambda s: (int(getattr(citations[s.citation], "chapter", 0)),
-                                     int(getattr(citations[s.citation], "chunk", 0)), s.position), default=None)
+    told = [s for s in found if not only_calls(s.text, named)]
+    return min(told or found, key=lambda s: (int(getattr(citations[s.citation], "chapter", 0)),
+                                             int(getattr(citations[s.citation], "chunk", 0)), s.position), default=None)
 
 
 INTRODUCED = ("Quoted where the book introduces {name} (chapter {chapter}): no cited sentence says who {name} is, "

@@ -1,6 +1,8 @@
 """Where a quotation opens and closes across sentences, for what shows the book's sentences alone (an extractive
-summary and the recap never show half a speech; an X-Ray card's introduction prefers a whole one). Curly double
-quotes open and close; a straight double quote turns; single quotes are left alone, being apostrophes as often."""
+summary and the recap never show half a speech; an X-Ray card's introduction prefers a whole one), and whether
+a sentence only calls someone by name (an introduction or a "Who is X?" answer prefers one telling of them).
+Curly double quotes open and close; a straight double quote turns; single quotes are left alone, being apostrophes
+as often."""
 from __future__ import annotations
 
 import re
@@ -69,3 +71,24 @@ def quoted_sentences(text: str) -> list[tuple[str, bool]]:
         sentences = [s for s in split_sentences(paragraph) if s.strip()]
         out.extend((s, cut or s.rstrip().endswith(":")) for s, cut in zip(sentences, cut_out(sentences)))
     return out
+
+
+_QUOTE_MARKS = "\"“”‘’'"
+_SPEECH_TAG = re.compile(r"\b(?:said|cried|asked|answered|replied|exclaimed|murmured|muttered)\s*$")
+_LISTED = re.compile(r",\s*(?:(?:and|or)\b|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*\s*(?:,|and\b))")
+
+
+def only_calls(sentence: str, names: re.Pattern[str]) -> bool:
+    """Whether every mention of the `names` in `sentence` calls someone in speech: after a comma, an opening
+    quotation mark, "!" or "?" (or "my dear"), before a comma, a full stop, "!" or "?" ("I do not, Harry.",
+    '"Harry!" exclaimed Hallward', "Oh! Harry, I am vexed"). "Harry and Basil", "Harry, Basil, and Dorian" and
+    '"Yes," said Harry.' name them otherwise; so does a sentence that does not name them at all (False)."""
+    found = list(names.finditer(sentence))
+
+    def calls(m: re.Match[str]) -> bool:
+        before = sentence[:m.start()].rstrip()
+        after = sentence[m.end():].lstrip()
+        opened = not before or before[-1] in _QUOTE_MARKS + ",!?.…" or before.lower().endswith("dear")
+        return (opened and bool(after) and after[0] in ",.!?" and not _LISTED.match(after)
+                and not _SPEECH_TAG.search(before))
+    return bool(found) and all(calls(m) for m in found)

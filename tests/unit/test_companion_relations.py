@@ -93,3 +93,15 @@ def test_the_introduction_is_a_whole_speech_where_the_first_naming_one_is_not() 
     only = ['"Oh.', 'Your eyes," Ann said, "are like pools."']
     told = introduction(graph, "e2", lambda k: only)
     assert told is not None and told.sentence == 'Your eyes," Ann said, "are like pools."'
+
+
+def test_the_introduction_does_more_than_call_them_by_name() -> None:
+    """Seen on The Picture of Dorian Gray: Harry's card was introduced by '"I do not, Harry."'. The first sentence
+    that tells of them is taken; when every one only calls them, the first as before."""
+    from core.companion.xray import introduction
+    graph = _graph()
+    graph.nodes["e2"].update(aliases=["Harry"], first_chapter=1)
+    chapter = ['"I do not, Harry."', '"Harry!" exclaimed Basil.', "Harry lit a cigarette and smiled at Basil."]
+    assert introduction(graph, "e2", lambda k: chapter).sentence == "Harry lit a cigarette and smiled at Basil."
+    called = chapter[:2]
+    assert introduction(graph, "e2", lambda k: called).sentence == '"I do not, Harry."'

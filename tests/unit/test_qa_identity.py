@@ -54,3 +54,26 @@ def test_who_is_x_quotes_the_graph_s_introduction_when_it_says_who_x_is() -> Non
 def _index_over(texts: list[str]) -> EntityIndex:
     refs = [EntityRef(1, "Johnny Wainwright", "character", ("Johnny Wainwright", "John Wainwright", "Johnny"))]
     return EntityIndex.build(texts, refs)
+
+
+def test_a_sentence_that_only_calls_x_by_name_is_the_last_choice_for_who_is_x() -> None:
+    """Seen on The Picture of Dorian Gray: "Who is Harry?" quoted '"I do not, Harry."' (Basil calling Lord Henry),
+    the earliest cited sentence naming Harry, though a later one told of him."""
+    import re
+    from types import SimpleNamespace
+
+    from core.qa.identity import first_naming
+    from core.summarize.quotes import only_calls
+    harry = re.compile(r"\bHarry\b")
+    for called in ['"I do not, Harry."', '"Harry!" exclaimed Hallward, frowning.', "Oh! Harry, I am vexed with you.",
+                   '"My dear Harry, we lunch together every day."', '"And ... Harry!"']:
+        assert only_calls(called, harry), called
+    for told in ["Harry and Basil went out into the garden.", '"Yes," said Harry.', "Harry, Basil, and Dorian sat.",
+                 "It was Harry who spoke first.", "Lord Henry Wotton, whom Basil called Harry, smiled.",
+                 "Nobody was there."]:
+        assert not only_calls(told, harry), told
+    citations = [SimpleNamespace(chapter=2, chunk=1), SimpleNamespace(chapter=5, chunk=3)]
+    pool = [SimpleNamespace(text='"I do not, Harry."', citation=0, position=0),
+            SimpleNamespace(text="Harry lunched with his aunt at the club.", citation=1, position=4)]
+    assert first_naming(pool, "Harry", citations).text.startswith("Harry lunched")
+    assert first_naming(pool[:1], "Harry", citations).text == '"I do not, Harry."'    # nothing else: still quoted
