@@ -324,8 +324,8 @@ def _first_name_organization(name: str, labels: Counter[str]) -> bool:
 
 # Stored with each chapter's stats: a chapter read by an older version is read again by the next build, so a graph
 # built before pronoun resolution gains it without the user having to ask for a full re-read.
-VERSION = "offline-16"   # 16: a name that calls someone in speech is no argument (", Alan.", "Harry!"). 15: "the Old Man"
-# an epithet, not "Man". 14: "Sugar, } Starch, }" (a table) no names; "Sarge
+VERSION = "offline-16"   # 16: a name that calls someone in speech is no argument (", Alan.", "Harry!"). 15: "the Old
+# Man" an epithet, not "Man". 14: "Sugar, } Starch, }" (a table) no names; "Sarge
 # (R. Lee Ermey)" and "Brandi (Faris)" no aliases; "Cousin" alone no name, "Cousin Cæsar" a title; "Brooke tells them" a
 # person. 13: "Saliva has" and a list's "Bread, Butter" no names; "the publication of X" a work; no edge through a
 # fronted phrase or your noun ("after your departure for X"); "Adieu! ... / Elizabeth" signs; no edge from a yes-or-no
