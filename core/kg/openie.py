@@ -224,8 +224,10 @@ def vocatives(sent: Span, mention_at: MentionLookup = _no_mention) -> set[int]:
                        and not (head.dep_ == "appos" and head.head.lower_ in PERSON_HEADS))
         opens = ((before is None or before.text in QUOTE_MARKS) and after[:1] == [","]
                  and head.dep_ not in SUBJECT_DEPS | OBJECT_DEPS | {"pobj", "appos", "conj", "compound", "poss"})
-        alone = (before is not None and before.text in QUOTE_MARKS and len(after) == 2
-                 and after[0] in TERMINAL | {","} and after[1] in QUOTE_MARKS)   # '"Harry!" exclaimed Hallward'
+        alone = (before is not None and before.text in QUOTE_MARKS and len(after) == 2   # '"Harry!" exclaimed
+                 and after[0] in TERMINAL | {","} and after[1] in QUOTE_MARKS          # Hallward', a speech of its
+                 and (before.i == sent.start or doc[before.i - 1].text in TERMINAL))  # own ('called "Systeme
+        # Atlantique," and' names a term)
         if ends_speech or opens or alone:
             found.update(range(start, end))
     return found

@@ -61,3 +61,13 @@ def test_an_apposition_in_narration_still_names_its_noun(model) -> None:  # noqa
     doc, at = parsed(model, "The old man, Potter, took Retief to the camp.")
     found = [r for s in doc.sents for r in triples_from_sentence(s, at)]
     assert any(r.head_name == "Potter" for r in found)
+
+
+def test_a_quoted_name_inside_a_sentence_is_a_term_not_a_call(model) -> None:  # noqa: ANN001
+    """GraphRAG-Bench's Travels in Morocco: 'this mountain system, called by him "Systeme Atlantique," and I shall
+    annex ...' lost its edge to Mount Atlas when a name that is all a quotation says was read as a call."""
+    doc = next(nlp.pipe(['He called it "Systeme Atlantique," and I shall annex what he says of Mount Atlas.'],
+                        nlp=model, disable=nlp.KG_DISABLE))
+    start = next(t.i for t in doc if t.text == "Systeme")
+    spans = {start: (start, start + 2, "Systeme Atlantique"), start + 1: (start, start + 2, "Systeme Atlantique")}
+    assert not {i for s in doc.sents for i in vocatives(s, spans.get)}
