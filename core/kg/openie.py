@@ -41,6 +41,7 @@ PARTICIPLE_PREPOSITIONS = frozenset({"by", "after", "before", "while", "without"
 NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
 QUOTE_MARKS = frozenset({'"', "“", "”", "'", "‘", "’", "''", "``"})
 TERMINAL = frozenset({".", "?", "!"})
+CALLING_WORDS = frozenset({"dear", "my", "dearest", "oh", "o"})   # before a name that calls someone
 # Nouns a name can stand in apposition to at the end of a speech ("This is my friend, Watson."): a person's role.
 PERSON_HEADS = frozenset("""man men boy father husband gentleman brother son uncle king lord fellow master sir lad
 woman women girl mother wife lady sister daughter aunt queen maid maiden princess duchess person child baby friend
@@ -215,7 +216,10 @@ def vocatives(sent: Span, mention_at: MentionLookup = _no_mention) -> set[int]:
         start, end, _ = mention
         seen.add(start)
         head = doc[end - 1]
-        before = doc[start - 1] if start > sent.start else None
+        first = start
+        while first > sent.start and doc[first - 1].lower_ in CALLING_WORDS:
+            first -= 1                                   # '"Dear Lady Narborough," murmured Dorian'
+        before = doc[first - 1] if first > sent.start else None
         after = [doc[k].text for k in range(end, min(end + 2, len(doc)))]
         closes = bool(after) and (after[0] in TERMINAL or after[:2] == [",", after[-1]] and after[-1] in QUOTE_MARKS)
         ends_speech = (before is not None and before.text == "," and closes and _inside_quotation(doc, start)
