@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.kg.coref_words import PERSON_APPOSITIONS
+
 if TYPE_CHECKING:  # pragma: no cover - the functions only read attributes of spaCy objects
     from spacy.tokens import Doc, Span, Token
 
@@ -43,10 +45,8 @@ QUOTE_MARKS = frozenset({'"', "“", "”", "'", "‘", "’", "''", "``"})
 TERMINAL = frozenset({".", "?", "!"})
 CALLING_WORDS = frozenset({"dear", "my", "dearest", "oh", "o"})   # before a name that calls someone
 # Nouns a name can stand in apposition to at the end of a speech ("This is my friend, Watson."): a person's role.
-PERSON_HEADS = frozenset("""man men boy father husband gentleman brother son uncle king lord fellow master sir lad
-woman women girl mother wife lady sister daughter aunt queen maid maiden princess duchess person child baby friend
-servant companion cousin nephew niece doctor captain colonel officer partner neighbour neighbor guest visitor
-stranger host hostess landlord landlady clerk friend lawyer priest inspector detective""".split())
+PERSON_HEADS = PERSON_APPOSITIONS | frozenset("""cousin nephew niece doctor captain colonel officer neighbour neighbor
+guest visitor host hostess landlord landlady clerk lawyer priest inspector detective""".split())
 MAX_PHRASE_TOKENS = 8
 MAX_RELATION_TOKENS = 8
 
@@ -221,17 +221,19 @@ def vocatives(sent: Span, mention_at: MentionLookup = _no_mention) -> set[int]:
             first -= 1                                   # '"Dear Lady Narborough," murmured Dorian'
         before = doc[first - 1] if first > sent.start else None
         after = [doc[k].text for k in range(end, min(end + 2, len(doc)))]
-        closes = bool(after) and (after[0] in TERMINAL or after[:2] == [",", after[-1]] and after[-1] in QUOTE_MARKS)
+        closes = bool(after) and (after[0] in TERMINAL or (after[0] == "," and len(after) == 2
+                                                          and after[1] in QUOTE_MARKS))
         ends_speech = (before is not None and before.text == "," and closes and _inside_quotation(doc, start)
                        and not any(doc[k].lower_ in ("and", "or", "nor") for k in range(max(sent.start, start - 3),
                                                                                        start))
                        and not (head.dep_ == "appos" and head.head.lower_ in PERSON_HEADS))
         opens = ((before is None or before.text in QUOTE_MARKS) and after[:1] == [","]
                  and head.dep_ not in SUBJECT_DEPS | OBJECT_DEPS | {"pobj", "appos", "conj", "compound", "poss"})
-        alone = (before is not None and before.text in QUOTE_MARKS and len(after) == 2   # '"Harry!" exclaimed
-                 and after[0] in TERMINAL | {","} and after[1] in QUOTE_MARKS          # Hallward', a speech of its
-                 and (before.i == sent.start or doc[before.i - 1].text in TERMINAL))  # own ('called "Systeme
-        # Atlantique," and' names a term)
+        # '"Harry!" exclaimed Hallward': a speech of its own, which begins its sentence ('called by him "Systeme
+        # Atlantique," and ...' quotes a term)
+        alone = (before is not None and before.text in QUOTE_MARKS and len(after) == 2
+                 and after[0] in TERMINAL | {","} and after[1] in QUOTE_MARKS
+                 and (before.i == sent.start or doc[before.i - 1].text in TERMINAL))
         if ends_speech or opens or alone:
             found.update(range(start, end))
     return found
