@@ -79,8 +79,8 @@ _LISTED = re.compile(r",\s*(?:(?:and|or)\b|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)
 
 
 def only_calls(sentence: str, names: re.Pattern[str]) -> bool:
-    """Whether every mention of the `names` in `sentence` calls someone in speech: after a comma, an opening
-    quotation mark, "!" or "?" (or "my dear"), before a comma, a full stop, "!" or "?" ("I do not, Harry.",
+    """Whether every mention of the `names` in `sentence` calls someone in speech: at the start, or after a comma, a
+    quotation mark or a sentence's end (or "my dear"), and before a comma, a full stop, "!" or "?" ("I do not, Harry.",
     '"Harry!" exclaimed Hallward', "Oh! Harry, I am vexed"). "Harry and Basil", "Harry, Basil, and Dorian" and
     '"Yes," said Harry.' name them otherwise; so does a sentence that does not name them at all (False)."""
     found = list(names.finditer(sentence))
