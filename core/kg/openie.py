@@ -229,11 +229,11 @@ def vocatives(sent: Span, mention_at: MentionLookup = _no_mention) -> set[int]:
                        and not (head.dep_ == "appos" and head.head.lower_ in PERSON_HEADS))
         opens = ((before is None or before.text in QUOTE_MARKS) and after[:1] == [","]
                  and head.dep_ not in SUBJECT_DEPS | OBJECT_DEPS | {"pobj", "appos", "conj", "compound", "poss"})
-        # '"Harry!" exclaimed Hallward': a speech of its own, which begins its sentence ('called by him "Systeme
-        # Atlantique," and ...' quotes a term)
+        # '"Harry!" exclaimed Hallward': a speech of its own, which begins its sentence or follows another one's
+        # closing mark ('called by him "Systeme Atlantique," and ...' quotes a term)
         alone = (before is not None and before.text in QUOTE_MARKS and len(after) == 2
                  and after[0] in TERMINAL | {","} and after[1] in QUOTE_MARKS
-                 and (before.i == sent.start or doc[before.i - 1].text in TERMINAL))
+                 and (before.i == sent.start or doc[before.i - 1].text in TERMINAL | QUOTE_MARKS))
         if ends_speech or opens or alone:
             found.update(range(start, end))
     return found

@@ -90,3 +90,12 @@ def test_dear_or_my_before_a_name_that_calls_someone(model) -> None:  # noqa: AN
     lady = next(t.i for t in doc if t.text == "Lady")
     spans = {lady: (lady, lady + 2, "Lady Narborough"), lady + 1: (lady, lady + 2, "Lady Narborough")}
     assert doc[lady - 1].lower_ == "dear" and {lady, lady + 1} <= {i for s in doc.sents for i in vocatives(s, spans.get)}
+
+
+def test_a_name_alone_after_the_last_speech_s_closing_mark(model) -> None:  # noqa: ANN001
+    """Dorian Gray's sentence splitter gave '" "Harry!" exclaimed Hallward, frowning.': the closing mark of the
+    speech before opens the sentence, and Harry stayed the subject of "exclaimed"."""
+    doc, at = parsed(model, '"I do not." "Harry!" exclaimed Hallward, frowning.')
+    closing = next(t.i for t in doc if t.text == '"' and t.i > 0 and doc[t.i - 1].text == ".")
+    harry = next(t.i for t in doc if t.text == "Harry")
+    assert harry in vocatives(doc[closing:], at)
