@@ -62,10 +62,11 @@ def cmd_summarize(args: argparse.Namespace) -> Any:
     if args.estimate:
         return estimate.as_dict()
     own_words = modes == (EXTRACTIVE,)
+    count = f"{estimate.units} summar{'y' if estimate.units == 1 else 'ies'}"
     if own_words:
-        print(f"estimate: {estimate.units} summaries in the book's own sentences: no model, no calls", file=sys.stderr)
+        print(f"estimate: {count} in the book's own sentences: no model, no calls", file=sys.stderr)
     else:
-        print(f"estimate: {estimate.units} summaries, ~{estimate.calls} calls, ~{estimate.input_tokens:,} input "
+        print(f"estimate: {count}, ~{estimate.calls} calls, ~{estimate.input_tokens:,} input "
               f"+ {estimate.output_tokens:,} output tokens with {name}: {estimate.label}", file=sys.stderr)
     from core.services import background
     from core.services.jobs import JobStopped

@@ -248,6 +248,7 @@ def test_the_cli_summarizes_in_the_book_s_words_by_default_with_an_embedded_mode
     captured = capsys.readouterr()
     assert "Chapter 2 (extractive, the book's own sentences)" in captured.out and "(no model)" in captured.out
     assert "rough draft" not in captured.err and "gemma3" not in captured.err and "no model" in captured.err
+    assert "estimate: 1 summary in" in captured.err                   # not "1 summaries"
     assert cli.main(["summarize", str(work_id), "--chapter", "2", "--llm", "local:gemma3-270m", "--estimate"]) == 0
     assert '"calls": 0' in capsys.readouterr().out   # no model would be loaded
     assert cli.main(["summarize", str(work_id), "--chapter", "2", "--kg", "--llm", "sumfake:x", "--json"]) == 0
