@@ -231,9 +231,12 @@ def vocatives(sent: Span, mention_at: MentionLookup = _no_mention) -> set[int]:
                  and head.dep_ not in SUBJECT_DEPS | OBJECT_DEPS | {"pobj", "appos", "conj", "compound", "poss"})
         # '"Harry!" exclaimed Hallward': a speech of its own, which begins its sentence or follows another one's
         # closing mark ('called by him "Systeme Atlantique," and ...' quotes a term)
+        prior = before.i - 1 if before is not None else -1
+        while prior >= sent.start and doc[prior].is_space:
+            prior -= 1                                   # a paragraph break inside the parse's sentence
         alone = (before is not None and before.text in QUOTE_MARKS and len(after) == 2
                  and after[0] in TERMINAL | {","} and after[1] in QUOTE_MARKS
-                 and (before.i == sent.start or doc[before.i - 1].text in TERMINAL | QUOTE_MARKS))
+                 and (prior < sent.start or doc[prior].text in TERMINAL | QUOTE_MARKS))
         if ends_speech or opens or alone:
             found.update(range(start, end))
     return found

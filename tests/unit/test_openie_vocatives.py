@@ -99,3 +99,12 @@ def test_a_name_alone_after_the_last_speech_s_closing_mark(model) -> None:  # no
     closing = next(t.i for t in doc if t.text == '"' and t.i > 0 and doc[t.i - 1].text == ".")
     harry = next(t.i for t in doc if t.text == "Harry")
     assert harry in vocatives(doc[closing:], at)
+
+
+def test_a_name_alone_after_a_paragraph_break_inside_the_parse_s_sentence(model) -> None:  # noqa: ANN001
+    """The same in the book itself: the parse's sentence ran over the paragraph break ('..."\n\n"Harry!" exclaimed
+    Hallward'), and the break's white space stood between the two closing and opening marks."""
+    doc, at = parsed(model, '"I do not."\n\n"Harry!" exclaimed Hallward, frowning.')
+    closing = next(t.i for t in doc if t.text == '"' and t.i > 0 and doc[t.i - 1].text == ".")
+    harry = next(t.i for t in doc if t.text == "Harry")
+    assert doc[closing + 1].is_space and harry in vocatives(doc[closing:], at)
